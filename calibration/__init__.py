@@ -1,0 +1,1 @@
+"""templecam: calibration."""

@@ -1,0 +1,115 @@
+"""Chamber tile definitions: the packaged catalog of the basic game and the parser for tile data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from rules.errors import RecordError
+from rules.vocabulary import KEY, PAYING_FACES, SIDES, TORCH
+
+TILE_KINDS = ("start", "exit", "chamber")
+
+
+@dataclass(frozen=True)
+class GemSpec:
+    """The gem icons of a chamber: how many, which die icon activates them, and what k gems cost."""
+
+    count: int
+    icon: str
+    costs: tuple[int, ...]
+
+    def cost(self, gems: int) -> int:
+        """Return how many icons it takes to activate `gems` gems at once."""
+        return self.costs[gems - 1]
+
+
+@dataclass(frozen=True)
+class TileDef:
+    """One chamber tile, with doors in its own frame (stairway facing S, always open)."""
+
+    tile_id: str
+    name: str
+    kind: str
+    doors: frozenset[str]
+    enter: tuple[str, ...]
+    gems: GemSpec | None = None
+
+    @property
+    def own_open_sides(self) -> frozenset[str]:
+        """Every open side in the tile's own frame, the stairway side `S` included."""
+        return self.doors | {"S"}
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the tile definition in the game record's format."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "kind": self.kind,
+            "doors": [side for side in SIDES if side in self.doors],
+            "enter": list(self.enter),
+        }
+        if self.gems is not None:
+            data["gems"] = {
+                "count": self.gems.count,
+                "icon": self.gems.icon,
+                "costs": list(self.gems.costs),
+            }
+        return data
+
+
+def parse_tile(tile_id: str, data: Any) -> TileDef:
+    """Validate one tile definition from a setup line or the catalog file."""
+    where = f"tile {tile_id!r}"
+    if not isinstance(tile_id, str) or not tile_id:
+        raise RecordError("a tile id must be a non-empty string")
+    if not isinstance(data, Mapping):
+        raise RecordError(f"{where}: the definition must be a JSON object")
+    name = data.get("name", tile_id)
+    if not isinstance(name, str):
+        raise RecordError(f"{where}: 'name' must be a string")
+    kind = data.get("kind", "chamber")
+    if kind not in TILE_KINDS:
+        raise RecordError(f"{where}: 'kind' must be one of {', '.join(TILE_KINDS)}, not {kind!r}")
+    doors = data.get("doors", [])
+    if not isinstance(doors, list) or any(side not in SIDES for side in doors):
+        raise RecordError(f"{where}: 'doors' must be a list of sides from N, E, S, W")
+    enter = data.get("enter", [])
+    if not isinstance(enter, list) or any(icon not in PAYING_FACES for icon in enter):
+        raise RecordError(
+            f"{where}: 'enter' must be a list of icons from {', '.join(PAYING_FACES)}"
+        )
+    gems = _parse_gems(where, data["gems"]) if data.get("gems") is not None else None
+    return TileDef(tile_id, name, kind, frozenset(doors), tuple(enter), gems)
+
+
+def _parse_gems(where: str, data: Any) -> GemSpec:
+    if not isinstance(data, Mapping):
+        raise RecordError(f"{where}: 'gems' must be a JSON object")
+    count, icon, costs = data.get("count"), data.get("icon"), data.get("costs")
+    if count not in (1, 3) or isinstance(count, bool):
+        raise RecordError(f"{where}: gems 'count' must be 1 or 3")
+    if icon not in (KEY, TORCH):
+        raise RecordError(f"{where}: gems 'icon' must be 'key' or 'torch'")
+    if (
+        not isinstance(costs, list)
+        or len(costs) != count
+        or any(not isinstance(c, int) or isinstance(c, bool) or c < 1 for c in costs)
+    ):
+        raise RecordError(f"{where}: gems 'costs' must list {count} positive whole numbers")
+    return GemSpec(count, icon, tuple(costs))
+
+
+def parse_catalog(tiles: Any) -> dict[str, TileDef]:
+    """Validate a mapping of tile id to definition."""
+    if not isinstance(tiles, Mapping):
+        raise RecordError("'tiles' must be a JSON object mapping tile ids to definitions")
+    return {tile_id: parse_tile(tile_id, data) for tile_id, data in tiles.items()}
+
+
+def basic_catalog() -> dict[str, TileDef]:
+    """Return the packaged catalog of the 19 basic-game tiles (editable defaults)."""
+    text = resources.files("rules").joinpath("data/basic_tiles.json").read_text("utf-8")
+    return parse_catalog(json.loads(text)["tiles"])

@@ -1,0 +1,493 @@
+"""The rules engine: applies game-record events to the state, with a reason for every refusal."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.catalog import TileDef
+from rules.errors import Rejection
+from rules.game_setup import SPARE_GEMS, Setup, parse_cell, parse_setup
+from rules.temple import PlacedTile, Temple
+from rules.vocabulary import (
+    ADVENTURER,
+    BLACK_MASK,
+    FACES,
+    GOLDEN_MASK,
+    KEY,
+    SIDES,
+    Cell,
+    opposite,
+    plural,
+    side_towards,
+)
+
+MAX_TURNS_OF_FATE = 2
+DIE_ICONS_TO_DISCOVER = Counter({ADVENTURER: 2})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The engine's answer to one event: accepted, or rejected with a reason."""
+
+    ok: bool
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the verdict as the game record's `replay --json` prints it."""
+        return {"ok": True} if self.ok else {"ok": False, "reason": self.reason}
+
+
+@dataclass
+class PlayerState:
+    """One adventurer: where they are, their dice and what those dice show."""
+
+    player_id: str
+    cell: Cell | None
+    dice: int
+    locked: int = 0
+    showing: Counter[str] = field(default_factory=Counter)
+    """Showing faces not yet used for an action; black masks are counted in `locked` instead."""
+    rolled: bool = False
+    escaped: bool = False
+    gave_die: bool = False
+
+    @property
+    def inside(self) -> bool:
+        """Tell whether the player is still in the temple."""
+        return not self.escaped
+
+    @property
+    def free_dice(self) -> int:
+        """Dice the player may roll (every die not locked by a black mask)."""
+        return self.dice - self.locked
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the player as `replay --json` shows them."""
+        return {
+            "cell": None if self.cell is None else list(self.cell),
+            "escaped": self.escaped,
+            "dice": self.dice,
+            "locked": self.locked,
+        }
+
+
+def describe_icons(icons: Mapping[str, int]) -> str:
+    """Write a multiset of icons in words: `1 adventurer and 2 keys`."""
+    parts = [plural(icons.get(face, 0), face) for face in FACES if face in icons]
+    return " and ".join(parts) if parts else "nothing"
+
+
+class Game:
+    """A game of Escape in progress: the state, and the rules that change it."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.catalog: Mapping[str, TileDef] = setup.catalog
+        self.temple = Temple()
+        for placement in setup.temple:
+            self.temple.place(self.catalog[placement.tile_id], placement.cell, placement.stairs)
+        start = self.temple.start_cell()
+        self.players: dict[str, PlayerState] = {
+            pid: PlayerState(pid, start, setup.starting_dice) for pid in setup.players
+        }
+        self.depot = setup.starting_depot
+        self.spare = SPARE_GEMS
+        self.turns_of_fate_used = 0
+        self.outcome = "running"
+        self._handlers: dict[str, Callable[[Mapping[str, Any]], None]] = {
+            "dice": self._dice,
+            "discover": self._discover,
+            "enter": self._enter,
+            "activate": self._activate,
+            "unlock": self._unlock,
+            "escape": self._escape,
+            "give_die": self._give_die,
+            "turn_of_fate": self._turn_of_fate,
+            "countdown_start": self._countdown_start,
+            "countdown_end": self._countdown_end,
+            "collapse": self._collapse,
+        }
+
+    @classmethod
+    def from_setup_line(cls, line: Any) -> Game:
+        """Start a game from a setup line (raises `RecordError` when it is not valid)."""
+        return cls(parse_setup(line))
+
+    # ----- queries -------------------------------------------------------------------------
+
+    @property
+    def keys_to_escape(self) -> int:
+        """Keys one player must show by himself to escape: the gems in the depot plus one."""
+        return self.depot + 1
+
+    @property
+    def turns_of_fate_left(self) -> int:
+        """Turns of fate that may still be provoked."""
+        if self.setup.difficulty == "professional":
+            return 0
+        return min(MAX_TURNS_OF_FATE - self.turns_of_fate_used, self.spare)
+
+    @property
+    def gems_on_chambers(self) -> int:
+        """Gems activated in the temple so far."""
+        return sum(placed.gems for placed in self.temple)
+
+    def chamber_of(self, player: PlayerState) -> PlacedTile | None:
+        """Return the chamber the player stands in (None once escaped)."""
+        return None if player.cell is None else self.temple.at(player.cell)
+
+    def players_in(self, cell: Cell) -> list[PlayerState]:
+        """Return the players inside the chamber at `cell`, in setup order."""
+        return [p for p in self.players.values() if p.inside and p.cell == cell]
+
+    def unplaced_tiles(self) -> list[TileDef]:
+        """Return the tiles that may still be discovered (the draw pile)."""
+        return [
+            tile
+            for tile in self.catalog.values()
+            if tile.kind != "start" and not self.temple.is_placed(tile.tile_id)
+        ]
+
+    def state_json(self) -> dict[str, Any]:
+        """Return the state exactly as `templecam replay --json` prints it."""
+        return {
+            "depot": self.depot,
+            "spare": self.spare,
+            "keys_to_escape": self.keys_to_escape,
+            "turns_of_fate_left": self.turns_of_fate_left,
+            "outcome": self.outcome,
+            "players": {pid: p.to_json() for pid, p in self.players.items()},
+            "temple": [placed.to_json() for placed in self.temple],
+        }
+
+    def copy(self) -> Game:
+        """Return an independent copy (for what-if questions and undo)."""
+        return copy.deepcopy(self)
+
+    # ----- applying events -----------------------------------------------------------------
+
+    def apply(self, event: Any) -> Verdict:
+        """Apply one event; a rejected event changes nothing and says why."""
+        try:
+            handler = self._handler_for(event)
+            handler(event)
+        except Rejection as rejection:
+            return Verdict(False, rejection.reason)
+        return Verdict(True)
+
+    def _handler_for(self, event: Any) -> Callable[[Mapping[str, Any]], None]:
+        if not isinstance(event, Mapping):
+            raise Rejection("an event must be a JSON object with a 'type'")
+        kind = event.get("type")
+        if kind == "setup":
+            raise Rejection("the setup may only be the first line of a game record")
+        if not isinstance(kind, str) or kind not in self._handlers:
+            known = ", ".join(self._handlers)
+            raise Rejection(f"unknown event type {kind!r} (known: {known})")
+        clock = event.get("t")
+        if clock is not None and (
+            not isinstance(clock, int | float) or isinstance(clock, bool) or clock < 0
+        ):
+            raise Rejection("'t' must be the game clock in seconds, a number from 0 up")
+        if self.outcome != "running":
+            raise Rejection(f"the game is over: it was {self.outcome}")
+        return self._handlers[kind]
+
+    # ----- field readers (raise Rejection on malformed input) -----------------------------
+
+    def _player(self, event: Mapping[str, Any], name: str = "player") -> PlayerState:
+        if name not in event:
+            raise Rejection(f"the {event['type']} event needs a '{name}' field")
+        return self._lookup(event[name])
+
+    def _lookup(self, pid: Any) -> PlayerState:
+        if not isinstance(pid, str) or pid not in self.players:
+            raise Rejection(f"unknown player {pid!r} (players: {', '.join(self.players)})")
+        return self.players[pid]
+
+    @staticmethod
+    def _still_inside(player: PlayerState) -> PlayerState:
+        if player.escaped:
+            raise Rejection(f"{player.player_id} has already escaped")
+        return player
+
+    def _active_player(self, event: Mapping[str, Any], name: str = "player") -> PlayerState:
+        return self._still_inside(self._player(event, name))
+
+    @staticmethod
+    def _cell(event: Mapping[str, Any], name: str = "cell") -> Cell:
+        if name not in event:
+            raise Rejection(f"the {event['type']} event needs a '{name}' field")
+        try:
+            return parse_cell(event[name], f"'{name}'")
+        except ValueError as error:
+            raise Rejection(str(error)) from None
+
+    @staticmethod
+    def _whole(event: Mapping[str, Any], name: str, default: int | None = None) -> int:
+        value = event.get(name, default)
+        if value is None:
+            raise Rejection(f"the {event['type']} event needs a '{name}' field")
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise Rejection(f"'{name}' must be a whole number, not {value!r}")
+        return value
+
+    # ----- paying with dice ----------------------------------------------------------------
+
+    def _payment(
+        self, payers: list[PlayerState], need: Counter[str], purpose: str
+    ) -> list[tuple[PlayerState, Counter[str]]]:
+        """Work out which showing icons pay for `need`, taking from payers in the order given."""
+        if not self.setup.track_dice:
+            return []
+        names = " and ".join(p.player_id for p in payers)
+        if not any(p.rolled for p in payers):
+            verb = "has" if len(payers) == 1 else "have"
+            raise Rejection(
+                f"{names} {verb} no dice showing yet: roll first "
+                f"({describe_icons(need)} needed {purpose})"
+            )
+        pooled: Counter[str] = Counter()
+        for payer in payers:
+            pooled.update(payer.showing)
+        if any(pooled[icon] < count for icon, count in need.items()):
+            have = {icon: pooled[icon] for icon in need}
+            verb = "shows" if len(payers) == 1 else "show"
+            together = "" if len(payers) == 1 else " together"
+            if len(need) == 1:
+                ((icon, count),) = need.items()
+                raise Rejection(
+                    f"{names} {verb} {plural(have[icon], icon)}{together}, {count} needed {purpose}"
+                )
+            raise Rejection(
+                f"{names} {verb} {describe_icons(have)}{together}, "
+                f"{describe_icons(need)} needed {purpose}"
+            )
+        plan: list[tuple[PlayerState, Counter[str]]] = []
+        remaining = Counter(need)
+        for payer in payers:
+            used = Counter({icon: min(payer.showing[icon], n) for icon, n in remaining.items()})
+            used = +used
+            if used:
+                plan.append((payer, used))
+                remaining.subtract(used)
+        return plan
+
+    @staticmethod
+    def _pay(plan: list[tuple[PlayerState, Counter[str]]]) -> None:
+        for payer, used in plan:
+            payer.showing.subtract(used)
+            payer.showing = +payer.showing
+
+    # ----- event handlers: check everything first, then change the state ------------------
+
+    def _dice(self, event: Mapping[str, Any]) -> None:
+        player = self._active_player(event)
+        faces = event.get("faces")
+        if not isinstance(faces, list) or any(face not in FACES for face in faces):
+            raise Rejection(f"'faces' must be a list of die faces from {', '.join(FACES)}")
+        if len(faces) != player.dice:
+            raise Rejection(
+                f"{player.player_id} holds {plural(player.dice, 'die')}"
+                f" but {len(faces)} faces were reported"
+            )
+        black = faces.count(BLACK_MASK)
+        if black < player.locked:
+            raise Rejection(
+                f"{player.player_id} has {player.locked} locked dice that must still show "
+                f"black masks, but only {black} shown"
+            )
+        player.locked = black
+        player.showing = Counter(face for face in faces if face != BLACK_MASK)
+        player.rolled = True
+
+    def _discover(self, event: Mapping[str, Any]) -> None:
+        player = self._active_player(event)
+        cell = self._cell(event)
+        tile_id = event.get("tile")
+        if not isinstance(tile_id, str) or tile_id not in self.catalog:
+            raise Rejection(f"unknown tile {tile_id!r}: it is not in the tile catalog")
+        tile = self.catalog[tile_id]
+        if self.temple.is_placed(tile_id):
+            raise Rejection(f"{tile.name} ({tile_id}) is already in the temple")
+        if tile.kind == "start":
+            raise Rejection("the starting chamber is never discovered: it is placed at set-up")
+        if self.temple.at(cell) is not None:
+            raise Rejection(f"cell {list(cell)} already holds a chamber")
+        here = player.cell
+        assert here is not None
+        door = side_towards(here, cell)
+        if door is None:
+            raise Rejection(
+                f"{player.player_id} is in {list(here)}, not next to {list(cell)}: "
+                "a new chamber is placed next to the discoverer's chamber"
+            )
+        chamber = self.temple.at(here)
+        assert chamber is not None
+        if door not in chamber.open_sides:
+            raise Rejection(
+                f"{chamber.tile.name} has a wall on its {door} side: "
+                "no chamber can be discovered there"
+            )
+        stairs = event.get("stairs", opposite(door))
+        if stairs not in SIDES:
+            raise Rejection("'stairs' must be one of N, E, S, W")
+        if stairs != opposite(door):
+            raise Rejection(
+                f"the stairway must face {player.player_id}'s chamber: stairs {opposite(door)}, "
+                f"not {stairs}"
+            )
+        plan = self._payment([player], DIE_ICONS_TO_DISCOVER, "to discover a chamber")
+        self.temple.place(tile, cell, stairs)
+        self._pay(plan)
+
+    def _enter(self, event: Mapping[str, Any]) -> None:
+        player = self._active_player(event)
+        cell = self._cell(event)
+        here = player.cell
+        assert here is not None
+        target = self.temple.at(cell)
+        if target is None:
+            raise Rejection(f"there is no chamber at {list(cell)} yet")
+        if cell == here:
+            raise Rejection(f"{player.player_id} is already in {target.tile.name}")
+        if side_towards(here, cell) is None:
+            raise Rejection(
+                f"{target.tile.name} at {list(cell)} is not next to {player.player_id}'s chamber"
+            )
+        if not self.temple.connected(here, cell):
+            raise Rejection(
+                f"a wall blocks the way from {list(here)} to {target.tile.name} at {list(cell)}"
+            )
+        plan = self._payment([player], Counter(target.tile.enter), f"to enter {target.tile.name}")
+        player.cell = cell
+        self._pay(plan)
+
+    def _activate(self, event: Mapping[str, Any]) -> None:
+        cell = self._cell(event)
+        gems = self._whole(event, "gems")
+        ids = event.get("players")
+        if not isinstance(ids, list) or not ids:
+            raise Rejection("'players' must list the players who activate the gems")
+        payers = [self._still_inside(self._lookup(pid)) for pid in ids]
+        if len({p.player_id for p in payers}) != len(payers):
+            raise Rejection("each player may be listed only once in 'players'")
+        chamber = self.temple.at(cell)
+        if chamber is None:
+            raise Rejection(f"there is no chamber at {list(cell)}")
+        for payer in payers:
+            if payer.cell != cell:
+                raise Rejection(f"{payer.player_id} is not inside {chamber.tile.name}")
+        spec = chamber.tile.gems
+        if spec is None:
+            raise Rejection(f"{chamber.tile.name} has no gem icons")
+        if chamber.gems:
+            raise Rejection(
+                f"{chamber.tile.name} already has {plural(chamber.gems, 'gem')} activated: "
+                "no more gems can be activated there"
+            )
+        if not 1 <= gems <= spec.count:
+            raise Rejection(f"{chamber.tile.name} can take 1 to {spec.count} gems, not {gems}")
+        if gems >= 2 and len(payers) < 2:
+            raise Rejection(f"activating {gems} gems at once takes at least two players")
+        if self.depot < gems:
+            raise Rejection(f"the depot holds only {plural(self.depot, 'gem')}")
+        plan = self._payment(
+            payers,
+            Counter({spec.icon: spec.cost(gems)}),
+            f"to activate {plural(gems, 'gem')}",
+        )
+        self.depot -= gems
+        chamber.gems = gems
+        self._pay(plan)
+
+    def _unlock(self, event: Mapping[str, Any]) -> None:
+        player = self._active_player(event)
+        helper = self._active_player(event, "by") if "by" in event else player
+        count = self._whole(event, "count")
+        if count not in (1, 2):
+            raise Rejection("a golden mask frees 1 or 2 black masks: 'count' must be 1 or 2")
+        if helper is not player and helper.cell != player.cell:
+            raise Rejection(
+                f"{helper.player_id} is not in {player.player_id}'s chamber: "
+                "a golden mask only helps a player in the same chamber"
+            )
+        if player.locked < count:
+            raise Rejection(
+                f"{player.player_id} has {plural(player.locked, 'locked die')}, "
+                f"{count} cannot be freed"
+            )
+        plan = self._payment([helper], Counter({GOLDEN_MASK: 1}), "to break a curse")
+        self._pay(plan)
+        player.locked -= count
+
+    def _escape(self, event: Mapping[str, Any]) -> None:
+        player = self._active_player(event)
+        chamber = self.chamber_of(player)
+        if chamber is None or chamber.tile.kind != "exit":
+            raise Rejection(f"{player.player_id} is not in the exit chamber")
+        plan = self._payment([player], Counter({KEY: self.keys_to_escape}), "to escape")
+        self._pay(plan)
+        player.escaped = True
+        player.cell = None
+        if all(p.escaped for p in self.players.values()):
+            self.outcome = "won"
+
+    def _give_die(self, event: Mapping[str, Any]) -> None:
+        giver = self._player(event, "from")
+        receiver = self._player(event, "to")
+        if not giver.escaped:
+            raise Rejection(
+                f"{giver.player_id} has not escaped: only an escaped player gives a die"
+            )
+        if giver.gave_die:
+            raise Rejection(f"{giver.player_id} has already given a die")
+        if giver.dice < 1:
+            raise Rejection(f"{giver.player_id} has no die left to give")
+        if receiver.escaped:
+            raise Rejection(f"{receiver.player_id} has escaped: give the die to a player inside")
+        giver.dice -= 1
+        giver.gave_die = True
+        receiver.dice += 1
+
+    def _turn_of_fate(self, event: Mapping[str, Any]) -> None:
+        if self.setup.difficulty == "professional":
+            raise Rejection("professionals play without the turn of fate")
+        if self.turns_of_fate_used >= MAX_TURNS_OF_FATE:
+            raise Rejection("the turn of fate has already been provoked twice")
+        if self.spare < 1:
+            raise Rejection("no spare gem is left beside the depot")
+        self.spare -= 1
+        self.depot += 1
+        self.turns_of_fate_used += 1
+        for player in self.players.values():
+            player.locked = 0
+
+    def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
+        n = self._whole(event, "n")
+        if n not in allowed:
+            raise Rejection(f"'n' must be {' or '.join(map(str, allowed))} for {event['type']}")
+        return n
+
+    def _countdown_start(self, event: Mapping[str, Any]) -> None:
+        self._countdown_number(event, (1, 2, 3))
+
+    def _countdown_end(self, event: Mapping[str, Any]) -> None:
+        self._countdown_number(event, (1, 2))
+        start = self.temple.start_cell()
+        for player in self.players.values():
+            if not player.inside or player.cell == start or player.dice == 0:
+                continue
+            player.dice -= 1
+            if player.locked:
+                player.locked -= 1
+            else:
+                player.showing = Counter()
+                player.rolled = False
+
+    def _collapse(self, event: Mapping[str, Any]) -> None:
+        self.outcome = "lost"

@@ -1,0 +1,133 @@
+"""The game record's first line: players, difficulty, modules, tiles and the starting temple."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.catalog import TileDef, basic_catalog, parse_catalog
+from rules.errors import RecordError
+from rules.vocabulary import PLAYER_ID_PATTERN, SIDES, Cell
+
+DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
+"""Gems added to the depot at each difficulty."""
+
+BASE_DEPOT_BY_PLAYERS = {1: 7, 2: 7, 3: 11, 4: 14, 5: 16, 6: 18}
+"""Gems in the depot at the start, by number of players, before the difficulty's extra."""
+
+KNOWN_MODULES: tuple[str, ...] = ()
+"""Module ids this engine can play; the basic game is `[]`."""
+
+SPARE_GEMS = 2
+MAX_PLAYERS = 6
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A tile of the starting temple: which tile, where, and which way its stairway faces."""
+
+    tile_id: str
+    cell: Cell
+    stairs: str
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A validated setup line."""
+
+    players: tuple[str, ...]
+    difficulty: str = "normal"
+    modules: tuple[str, ...] = ()
+    catalog: Mapping[str, TileDef] = field(default_factory=basic_catalog)
+    temple: tuple[Placement, ...] = (Placement("start", (0, 0), "S"),)
+    track_dice: bool = True
+
+    @property
+    def starting_dice(self) -> int:
+        """Dice each player starts with: 5, or 7 for a player alone."""
+        return 7 if len(self.players) == 1 else 5
+
+    @property
+    def starting_depot(self) -> int:
+        """Gems in the depot at the start."""
+        return BASE_DEPOT_BY_PLAYERS[len(self.players)] + DIFFICULTY_EXTRA_GEMS[self.difficulty]
+
+
+def parse_cell(value: Any, what: str) -> Cell:
+    """Validate a cell `[x, y]` of two whole numbers."""
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or any(not isinstance(v, int) or isinstance(v, bool) for v in value)
+    ):
+        raise RecordError(f"{what} must be a cell [x, y] of two whole numbers, not {value!r}")
+    return (value[0], value[1])
+
+
+def parse_setup(line: Any) -> Setup:
+    """Validate the setup line of a game record and return it as a `Setup`."""
+    if not isinstance(line, Mapping):
+        raise RecordError("the setup line must be a JSON object")
+    if line.get("type") != "setup":
+        raise RecordError('the first line must be the setup: {"type": "setup", ...}')
+    players = _parse_players(line.get("players"))
+    difficulty = line.get("difficulty", "normal")
+    if difficulty not in DIFFICULTY_EXTRA_GEMS:
+        raise RecordError(f"difficulty must be normal, expert or professional, not {difficulty!r}")
+    modules = line.get("modules", [])
+    if not isinstance(modules, list) or any(not isinstance(m, str) for m in modules):
+        raise RecordError("'modules' must be a list of module ids")
+    unknown = [m for m in modules if m not in KNOWN_MODULES]
+    if unknown:
+        raise RecordError(
+            f"unknown module {unknown[0]!r}: this version plays the basic game only (modules: [])"
+        )
+    catalog = dict(basic_catalog())
+    catalog.update(parse_catalog(line.get("tiles", {})))
+    temple = _parse_temple(line.get("temple"), catalog)
+    track_dice = line.get("track_dice", True)
+    if not isinstance(track_dice, bool):
+        raise RecordError("'track_dice' must be true or false")
+    return Setup(players, difficulty, tuple(modules), catalog, temple, track_dice)
+
+
+def _parse_players(players: Any) -> tuple[str, ...]:
+    if not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
+        raise RecordError(f"'players' must list 1 to {MAX_PLAYERS} player ids")
+    for player in players:
+        if not isinstance(player, str) or not PLAYER_ID_PATTERN.match(player):
+            raise RecordError(
+                f"player id {player!r} is not valid: use letters, digits, '-' or '_' (e.g. 'red')"
+            )
+    if len(set(players)) != len(players):
+        raise RecordError("each player id may appear only once in 'players'")
+    return tuple(players)
+
+
+def _parse_temple(temple: Any, catalog: Mapping[str, TileDef]) -> tuple[Placement, ...]:
+    if temple is None:
+        return (Placement("start", (0, 0), "S"),)
+    if not isinstance(temple, list) or not temple:
+        raise RecordError("'temple' must be a non-empty list of placed tiles")
+    placements: list[Placement] = []
+    for index, entry in enumerate(temple, start=1):
+        where = f"temple entry {index}"
+        if not isinstance(entry, Mapping):
+            raise RecordError(f"{where} must be a JSON object with 'tile', 'cell' and 'stairs'")
+        tile_id = entry.get("tile")
+        if tile_id not in catalog:
+            raise RecordError(f"{where}: unknown tile {tile_id!r}")
+        cell = parse_cell(entry.get("cell"), f"{where}: 'cell'")
+        stairs = entry.get("stairs")
+        if stairs not in SIDES:
+            raise RecordError(f"{where}: 'stairs' must be one of N, E, S, W")
+        if any(p.cell == cell for p in placements):
+            raise RecordError(f"{where}: cell {list(cell)} already holds a tile")
+        if any(p.tile_id == tile_id for p in placements):
+            raise RecordError(f"{where}: tile {tile_id!r} is placed twice")
+        placements.append(Placement(tile_id, cell, stairs))
+    starts = [p for p in placements if catalog[p.tile_id].kind == "start"]
+    if len(starts) != 1:
+        raise RecordError(f"'temple' must contain exactly one start tile, not {len(starts)}")
+    return tuple(placements)

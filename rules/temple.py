@@ -1,0 +1,93 @@
+"""The temple: placed tiles on the grid, their rotation, and which chambers connect."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rules.catalog import TileDef
+from rules.vocabulary import SIDES, Cell, neighbour, opposite, rotate
+
+
+def quarter_turns_for(stairs: str) -> int:
+    """Return the clockwise quarter turns that bring a tile's own S onto table side `stairs`."""
+    return (SIDES.index(stairs) - SIDES.index("S")) % 4
+
+
+@dataclass
+class PlacedTile:
+    """A tile lying in the temple: where, which way its stairway faces, and gems activated on it."""
+
+    tile: TileDef
+    cell: Cell
+    stairs: str
+    gems: int = 0
+
+    @property
+    def open_sides(self) -> frozenset[str]:
+        """The table sides this chamber is open on (its doors turned, plus the stairway)."""
+        turns = quarter_turns_for(self.stairs)
+        return frozenset(rotate(side, turns) for side in self.tile.own_open_sides)
+
+    def to_json(self) -> dict[str, object]:
+        """Return the placed tile as the game record's state shows it."""
+        return {
+            "tile": self.tile.tile_id,
+            "cell": list(self.cell),
+            "stairs": self.stairs,
+            "gems": self.gems,
+        }
+
+
+class Temple:
+    """The chambers placed so far, by cell, in the order they were placed."""
+
+    def __init__(self) -> None:
+        self._by_cell: dict[Cell, PlacedTile] = {}
+        self._placed_ids: set[str] = set()
+
+    def __iter__(self) -> Iterator[PlacedTile]:
+        return iter(self._by_cell.values())
+
+    def __len__(self) -> int:
+        return len(self._by_cell)
+
+    def at(self, cell: Cell) -> PlacedTile | None:
+        """Return the chamber at `cell`, if any."""
+        return self._by_cell.get(cell)
+
+    def is_placed(self, tile_id: str) -> bool:
+        """Tell whether the tile with this id lies in the temple."""
+        return tile_id in self._placed_ids
+
+    def place(self, tile: TileDef, cell: Cell, stairs: str) -> PlacedTile:
+        """Lay `tile` at the empty `cell` with its stairway facing `stairs`."""
+        if cell in self._by_cell:
+            raise ValueError(f"cell {list(cell)} already holds a chamber")
+        if tile.tile_id in self._placed_ids:
+            raise ValueError(f"tile {tile.tile_id!r} is already in the temple")
+        placed = PlacedTile(tile, cell, stairs)
+        self._by_cell[cell] = placed
+        self._placed_ids.add(tile.tile_id)
+        return placed
+
+    def connected(self, a: Cell, b: Cell) -> bool:
+        """Tell whether chambers at `a` and `b` are neighbours with open doors facing each other."""
+        first, second = self.at(a), self.at(b)
+        if first is None or second is None:
+            return False
+        return any(
+            neighbour(a, side) == b and opposite(side) in second.open_sides
+            for side in first.open_sides
+        )
+
+    def passages(self, cell: Cell) -> list[tuple[str, Cell]]:
+        """Return `(side, neighbour)` for every open side of the chamber at `cell`."""
+        placed = self.at(cell)
+        if placed is None:
+            return []
+        return [(side, neighbour(cell, side)) for side in SIDES if side in placed.open_sides]
+
+    def start_cell(self) -> Cell:
+        """Return the cell of the starting chamber."""
+        return next(p.cell for p in self if p.tile.kind == "start")

@@ -1,0 +1,70 @@
+"""The game record's vocabulary: die faces, table sides and cells."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+ADVENTURER: Final = "adventurer"
+KEY: Final = "key"
+TORCH: Final = "torch"
+GOLDEN_MASK: Final = "golden_mask"
+BLACK_MASK: Final = "black_mask"
+
+FACES: Final[tuple[str, ...]] = (ADVENTURER, KEY, TORCH, GOLDEN_MASK, BLACK_MASK)
+"""The five die faces, as the game record names them."""
+
+FACE_CHANCE_IN_SIXTHS: Final[dict[str, int]] = {
+    ADVENTURER: 2,
+    KEY: 1,
+    TORCH: 1,
+    GOLDEN_MASK: 1,
+    BLACK_MASK: 1,
+}
+"""How many of a die's six faces show each icon (the adventurer is on two)."""
+
+PAYING_FACES: Final[tuple[str, ...]] = (ADVENTURER, KEY, TORCH, GOLDEN_MASK)
+"""Faces that can pay for something; a black mask never pays."""
+
+SIDES: Final[tuple[str, ...]] = ("N", "E", "S", "W")
+"""Table sides in clockwise order."""
+
+OFFSETS: Final[dict[str, tuple[int, int]]] = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
+"""The step from a cell to its neighbour on each side (x grows East, y grows North)."""
+
+PLAYER_ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]+$")
+
+Cell = tuple[int, int]
+"""A temple grid cell `(x, y)`."""
+
+
+def opposite(side: str) -> str:
+    """Return the side facing `side` (N <-> S, E <-> W)."""
+    return SIDES[(SIDES.index(side) + 2) % 4]
+
+
+def rotate(side: str, quarter_turns: int) -> str:
+    """Turn `side` clockwise by `quarter_turns` quarter turns."""
+    return SIDES[(SIDES.index(side) + quarter_turns) % 4]
+
+
+def neighbour(cell: Cell, side: str) -> Cell:
+    """Return the cell next to `cell` on `side`."""
+    dx, dy = OFFSETS[side]
+    return (cell[0] + dx, cell[1] + dy)
+
+
+def side_towards(origin: Cell, target: Cell) -> str | None:
+    """Return the side of `origin` that touches `target`, or None when they are not adjacent."""
+    for side, (dx, dy) in OFFSETS.items():
+        if (origin[0] + dx, origin[1] + dy) == target:
+            return side
+    return None
+
+
+def plural(count: int, word: str) -> str:
+    """Write `count word` with an English plural (`1 key`, `2 keys`, `2 golden masks`, `3 dice`)."""
+    label = word.replace("_", " ")
+    if count == 1:
+        return f"{count} {label}"
+    return f"{count} {label[:-3] + 'dice' if label.endswith('die') else label + 's'}"
