@@ -90,6 +90,7 @@ class Game:
         self.temple = Temple()
         for placement in setup.temple:
             self.temple.place(self.catalog[placement.tile_id], placement.cell, placement.stairs)
+        self._discoverable_tiles = sum(tile.kind != "start" for tile in self.catalog.values())
         start = self.temple.start_cell()
         self.players: dict[str, PlayerState] = {
             pid: PlayerState(pid, start, setup.starting_dice) for pid in setup.players
@@ -143,6 +144,10 @@ class Game:
     def players_in(self, cell: Cell) -> list[PlayerState]:
         """Return the players inside the chamber at `cell`, in setup order."""
         return [p for p in self.players.values() if p.inside and p.cell == cell]
+
+    def draw_pile_size(self) -> int:
+        """Return how many tiles may still be discovered."""
+        return self._discoverable_tiles - (len(self.temple) - 1)
 
     def unplaced_tiles(self) -> list[TileDef]:
         """Return the tiles that may still be discovered (the draw pile)."""

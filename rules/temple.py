@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rules.catalog import TileDef
 from rules.vocabulary import SIDES, Cell, neighbour, opposite, rotate
@@ -22,12 +22,12 @@ class PlacedTile:
     cell: Cell
     stairs: str
     gems: int = 0
+    open_sides: frozenset[str] = field(init=False)
+    """The table sides this chamber is open on (its doors turned, plus the stairway)."""
 
-    @property
-    def open_sides(self) -> frozenset[str]:
-        """The table sides this chamber is open on (its doors turned, plus the stairway)."""
+    def __post_init__(self) -> None:
         turns = quarter_turns_for(self.stairs)
-        return frozenset(rotate(side, turns) for side in self.tile.own_open_sides)
+        self.open_sides = frozenset(rotate(side, turns) for side in self.tile.own_open_sides)
 
     def to_json(self) -> dict[str, object]:
         """Return the placed tile as the game record's state shows it."""

@@ -1,0 +1,235 @@
+"""What each player can do now, what they still miss for the rest, and the odds of getting it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState, describe_icons
+from rules.odds import as_need, roll_odds
+from rules.vocabulary import GOLDEN_MASK, KEY, opposite, plural
+
+
+@dataclass(frozen=True)
+class OpenAction:
+    """One action a player could take: the event that would do it, and what is still missing."""
+
+    action: str
+    label: str
+    event: dict[str, Any]
+    missing: dict[str, int] = field(default_factory=dict)
+    blocked: str | None = None
+    """A reason the dice cannot fix (an empty depot, no tiles left, a partner needed)."""
+    chance_next_roll: float | None = None
+    """Chance that the next roll of the dice not kept completes what is missing."""
+    expected_rolls: float | None = None
+    """Expected rolls to complete it, keeping matching dice (None: more dice than they have)."""
+
+    @property
+    def possible(self) -> bool:
+        """Tell whether the action can be taken right now."""
+        return self.blocked is None and not self.missing
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the open action as the dashboard reads it."""
+        return {
+            "action": self.action,
+            "label": self.label,
+            "event": self.event,
+            "possible": self.possible,
+            "missing": self.missing,
+            "missing_text": describe_icons(self.missing) if self.missing else None,
+            "blocked": self.blocked,
+            "chance_next_roll": self.chance_next_roll,
+            "expected_rolls": self.expected_rolls,
+        }
+
+
+def _priced(
+    game: Game,
+    payers: Iterable[PlayerState],
+    need: Mapping[str, int],
+    action: str,
+    label: str,
+    event: dict[str, Any],
+    blocked: str | None = None,
+) -> OpenAction:
+    """Build an open action whose cost is `need`, paid by `payers` together."""
+    payers = list(payers)
+    if not game.setup.track_dice:
+        return OpenAction(action, label, event, blocked=blocked)
+    if len(payers) == 1:
+        showing = payers[0].showing
+    else:
+        showing = Counter()
+        for payer in payers:
+            showing.update(payer.showing)
+    missing = {icon: n - showing[icon] for icon, n in need.items() if showing[icon] < n}
+    if not missing:
+        return OpenAction(
+            action, label, event, blocked=blocked, chance_next_roll=1.0, expected_rolls=0.0
+        )
+    kept = sum(min(showing[icon], n) for icon, n in need.items())
+    rerollable = sum(p.free_dice for p in payers) - kept
+    chance, rolls = roll_odds(max(rerollable, 0), as_need(missing))
+    return OpenAction(
+        action,
+        label,
+        event,
+        missing=missing,
+        blocked=blocked,
+        chance_next_roll=chance,
+        expected_rolls=rolls,
+    )
+
+
+def open_actions(game: Game, player_id: str) -> list[OpenAction]:
+    """List every action open to `player_id` now, with what is missing for the rest."""
+    player = game.players[player_id]
+    if game.outcome != "running":
+        return []
+    if player.escaped:
+        return _gifts(game, player)
+    here = player.cell
+    assert here is not None
+    chamber = game.temple.at(here)
+    assert chamber is not None
+    found: list[OpenAction] = []
+    pile_left = game.draw_pile_size() > 0
+    for side, cell in game.temple.passages(here):
+        target = game.temple.at(cell)
+        if target is None:
+            found.append(
+                _priced(
+                    game,
+                    [player],
+                    DIE_ICONS_TO_DISCOVER,
+                    "discover",
+                    f"discover a chamber to the {side}",
+                    {"type": "discover", "player": player_id, "cell": list(cell)},
+                    None if pile_left else "no tiles left in the draw pile",
+                )
+            )
+        elif opposite(side) in target.open_sides:
+            found.append(
+                _priced(
+                    game,
+                    [player],
+                    Counter(target.tile.enter),
+                    "enter",
+                    f"enter {target.tile.name} ({side})",
+                    {"type": "enter", "player": player_id, "cell": list(cell)},
+                )
+            )
+    found.extend(_activations(game, player))
+    if chamber.tile.kind == "exit":
+        found.append(
+            _priced(
+                game,
+                [player],
+                {KEY: game.keys_to_escape},
+                "escape",
+                f"escape ({plural(game.keys_to_escape, 'key')} by yourself)",
+                {"type": "escape", "player": player_id},
+            )
+        )
+    found.extend(_unlocks(game, player))
+    return found
+
+
+def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
+    assert player.cell is not None
+    chamber = game.temple.at(player.cell)
+    assert chamber is not None
+    spec = chamber.tile.gems
+    if spec is None or chamber.gems:
+        return []
+    partners = game.players_in(player.cell)
+    found = []
+    for gems in range(1, spec.count + 1):
+        payers = [player] if gems == 1 else [player] + [p for p in partners if p is not player]
+        blocked = None
+        if game.depot < gems:
+            blocked = f"the depot holds only {plural(game.depot, 'gem')}"
+        elif len(payers) < 2 and gems >= 2:
+            blocked = "needs a second player in this chamber"
+        event = {
+            "type": "activate",
+            "cell": list(player.cell),
+            "gems": gems,
+            "players": [p.player_id for p in payers],
+        }
+        found.append(
+            _priced(
+                game,
+                payers,
+                {spec.icon: spec.cost(gems)},
+                "activate",
+                f"activate {plural(gems, 'gem')} ({plural(spec.cost(gems), spec.icon)})",
+                event,
+                blocked,
+            )
+        )
+    return found
+
+
+def _unlocks(game: Game, player: PlayerState) -> list[OpenAction]:
+    if player.locked == 0:
+        return []
+    assert player.cell is not None
+    count = min(2, player.locked)
+    found = []
+    helpers = [player] + [p for p in game.players_in(player.cell) if p is not player]
+    for helper in helpers:
+        if helper is not player and helper.showing[GOLDEN_MASK] == 0:
+            continue
+        by = "" if helper is player else f" with {helper.player_id}'s golden mask"
+        found.append(
+            _priced(
+                game,
+                [helper],
+                {GOLDEN_MASK: 1},
+                "unlock",
+                f"free {plural(count, 'black mask')}{by}",
+                {
+                    "type": "unlock",
+                    "player": player.player_id,
+                    "by": helper.player_id,
+                    "count": count,
+                },
+            )
+        )
+    return found
+
+
+def _gifts(game: Game, giver: PlayerState) -> list[OpenAction]:
+    if giver.gave_die or giver.dice < 1:
+        return []
+    return [
+        OpenAction(
+            "give_die",
+            f"give a die to {receiver.player_id}",
+            {"type": "give_die", "from": giver.player_id, "to": receiver.player_id},
+        )
+        for receiver in game.players.values()
+        if receiver.inside
+    ]
+
+
+def team_actions(game: Game) -> list[OpenAction]:
+    """List the actions the whole team decides on (the turn of fate)."""
+    if game.outcome != "running" or game.setup.difficulty == "professional":
+        return []
+    blocked = None if game.turns_of_fate_left else "no turn of fate left"
+    return [
+        OpenAction(
+            "turn_of_fate", "provoke a turn of fate", {"type": "turn_of_fate"}, blocked=blocked
+        )
+    ]
+
+
+def all_open_actions(game: Game) -> dict[str, list[OpenAction]]:
+    """Return every player's open actions, by player id."""
+    return {pid: open_actions(game, pid) for pid in game.players}

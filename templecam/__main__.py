@@ -1,0 +1,7 @@
+"""Allow `python -m templecam`."""
+
+import sys
+
+from templecam.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""The subcommands of `templecam`, one module each."""

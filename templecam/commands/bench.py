@@ -1,0 +1,55 @@
+"""`templecam bench ...`: measure speed on this machine and print medians."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rules.benchmark import run_rules_benchmark
+from templecam.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `bench` subcommand and its targets."""
+    parser = subparsers.add_parser(
+        "bench",
+        help="measure speed (medians) on this machine",
+        description="Run a benchmark and print its medians. Targets: rules.",
+    )
+    targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
+    rules = targets.add_parser(
+        "rules",
+        help="replay a long generated game; time all players' open actions on a 25-tile temple",
+        description=(
+            "Replays a long generated five-player game (a tenth of its events nonsense that must "
+            "be rejected) and reports events per second; then times the open actions of six "
+            "players on a full 5x5 temple, with the odds caches cold and warm."
+        ),
+    )
+    rules.add_argument("--events", type=int, default=20000, help="events in the game (20000)")
+    rules.add_argument("--repeats", type=int, default=5, help="repeats for the medians (5)")
+    rules.add_argument("--seed", type=int, default=1, help="seed of the generated game (1)")
+    rules.add_argument("--json", action="store_true", help="print the figures as JSON")
+    rules.set_defaults(run=run_rules)
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    """Run the rules benchmark and print its figures."""
+    if args.events < 1 or args.repeats < 1:
+        raise UserError("--events and --repeats must be at least 1")
+    if not args.json:
+        print(f"bench rules: {args.events} events, {args.repeats} repeats, seed {args.seed}")
+    result = run_rules_benchmark(args.events, args.repeats, args.seed)
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return 0
+    print(
+        f"replay: {result.events} events ({result.rejected_share:.0%} rejected), "
+        f"median {result.events_per_second:,.0f} events/s"
+    )
+    print(
+        f"open actions, {result.players} players on a {result.temple_tiles}-tile temple: "
+        f"median {result.open_actions_ms_warm:.3f} ms (odds cached), "
+        f"{result.open_actions_ms_cold:.1f} ms (odds cold)"
+    )
+    return 0

@@ -1,0 +1,63 @@
+"""`templecam replay FILE`: check a saved game record against the rules and show the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rules.errors import RecordError
+from rules.narrative import describe_event, describe_state
+from rules.record import Replay, replay_lines
+from templecam.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `replay` subcommand."""
+    parser = subparsers.add_parser(
+        "replay",
+        help="replay a game record and judge every event",
+        description=(
+            "Replay a game record (JSON Lines: a setup line, then one event a line) through the "
+            "rules engine. Prints each event with the engine's verdict and the final state; "
+            "--json prints {verdicts, state} as the game-record contract defines."
+        ),
+    )
+    parser.add_argument("file", type=Path, metavar="FILE", help="the game record (.jsonl)")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    parser.set_defaults(run=run)
+
+
+def load_replay(path: Path) -> Replay:
+    """Read and replay a game record file; raise `UserError` when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file; give the path of a game record (.jsonl)") from None
+    except IsADirectoryError:
+        raise UserError(f"{path} is a folder; give the path of a game record file") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is not a UTF-8 text file; a game record is JSON Lines") from None
+    except OSError as error:
+        raise UserError(f"{path}: cannot read it ({error.strerror})") from None
+    try:
+        return replay_lines(text.splitlines())
+    except RecordError as error:
+        raise UserError(f"{path}: {error}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Replay the file and print the verdicts and the final state."""
+    result = load_replay(args.file)
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return 0
+    for line, verdict in zip(result.events, result.verdicts, strict=True):
+        clock = line.value.get("t") if isinstance(line.value, dict) else None
+        stamp = f"{clock:7.1f}s" if isinstance(clock, int | float) else "        "
+        mark = "ok" if verdict.ok else f"REJECTED: {verdict.reason}"
+        print(f"line {line.number:>4} {stamp}  {describe_event(line.value)}  -> {mark}")
+    rejected = sum(not v.ok for v in result.verdicts)
+    print(f"\n{len(result.verdicts)} events, {rejected} rejected")
+    print("\n".join(describe_state(result.game)))
+    return 0
