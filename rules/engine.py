@@ -303,8 +303,8 @@ class Game:
         black = faces.count(BLACK_MASK)
         if black < player.locked:
             raise Rejection(
-                f"{player.player_id} has {player.locked} locked dice that must still show "
-                f"black masks, but only {black} shown"
+                f"{player.player_id} has {plural(player.locked, 'locked die')} that must still "
+                f"show black masks, but only {black} shown"
             )
         player.locked = black
         player.showing = Counter(face for face in faces if face != BLACK_MASK)
@@ -439,6 +439,9 @@ class Game:
         self._pay(plan)
         player.escaped = True
         player.cell = None
+        # Out of the temple, the player's dice are out of play: no curse and nothing showing.
+        player.locked = 0
+        player.showing = Counter()
         if all(p.escaped for p in self.players.values()):
             self.outcome = "won"
 

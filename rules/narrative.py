@@ -36,7 +36,9 @@ def describe_event(event: Any) -> str:
     if kind == "unlock":
         by = event.get("by", who)
         helper = "" if by == who else f" with {by}'s golden mask"
-        return f"{who} frees {event.get('count', '?')} black mask(s){helper}"
+        count = event.get("count")
+        masks = plural(count, "black mask") if isinstance(count, int) else "? black masks"
+        return f"{who} frees {masks}{helper}"
     if kind == "escape":
         return f"{who} escapes"
     if kind == "give_die":
