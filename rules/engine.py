@@ -6,7 +6,7 @@ import copy
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.catalog import TileDef
 from rules.errors import Rejection
@@ -26,6 +26,8 @@ from rules.vocabulary import (
 )
 
 MAX_TURNS_OF_FATE = 2
+CLOCK_EVENTS = frozenset({"countdown_start", "countdown_end", "collapse"})
+"""Events the soundtrack's clock emits; `undo` never takes them back."""
 DIE_ICONS_TO_DISCOVER = Counter({ADVENTURER: 2})
 
 
@@ -84,6 +86,22 @@ def describe_icons(icons: Mapping[str, int]) -> str:
 class Game:
     """A game of Escape in progress: the state, and the rules that change it."""
 
+    EVENT_TYPES: ClassVar[tuple[str, ...]] = (
+        "dice",
+        "discover",
+        "enter",
+        "activate",
+        "unlock",
+        "escape",
+        "give_die",
+        "turn_of_fate",
+        "countdown_start",
+        "countdown_end",
+        "collapse",
+        "undo",
+    )
+    """Every event type the engine knows; each is handled by the method `_<type>`."""
+
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
         self.catalog: Mapping[str, TileDef] = setup.catalog
@@ -99,19 +117,8 @@ class Game:
         self.spare = SPARE_GEMS
         self.turns_of_fate_used = 0
         self.outcome = "running"
-        self._handlers: dict[str, Callable[[Mapping[str, Any]], None]] = {
-            "dice": self._dice,
-            "discover": self._discover,
-            "enter": self._enter,
-            "activate": self._activate,
-            "unlock": self._unlock,
-            "escape": self._escape,
-            "give_die": self._give_die,
-            "turn_of_fate": self._turn_of_fate,
-            "countdown_start": self._countdown_start,
-            "countdown_end": self._countdown_end,
-            "collapse": self._collapse,
-        }
+        self.accepted: list[Mapping[str, Any]] = []
+        """The accepted events that make the current state, in order (undone ones removed)."""
 
     @classmethod
     def from_setup_line(cls, line: Any) -> Game:
@@ -182,6 +189,8 @@ class Game:
             handler(event)
         except Rejection as rejection:
             return Verdict(False, rejection.reason)
+        if event["type"] != "undo":
+            self.accepted.append(event)
         return Verdict(True)
 
     def _handler_for(self, event: Any) -> Callable[[Mapping[str, Any]], None]:
@@ -190,17 +199,17 @@ class Game:
         kind = event.get("type")
         if kind == "setup":
             raise Rejection("the setup may only be the first line of a game record")
-        if not isinstance(kind, str) or kind not in self._handlers:
-            known = ", ".join(self._handlers)
+        if not isinstance(kind, str) or kind not in self.EVENT_TYPES:
+            known = ", ".join(self.EVENT_TYPES)
             raise Rejection(f"unknown event type {kind!r} (known: {known})")
         clock = event.get("t")
         if clock is not None and (
             not isinstance(clock, int | float) or isinstance(clock, bool) or clock < 0
         ):
             raise Rejection("'t' must be the game clock in seconds, a number from 0 up")
-        if self.outcome != "running":
+        if self.outcome != "running" and not (kind == "undo" and self.outcome == "won"):
             raise Rejection(f"the game is over: it was {self.outcome}")
-        return self._handlers[kind]
+        return getattr(self, f"_{kind}")
 
     # ----- field readers (raise Rejection on malformed input) -----------------------------
 
@@ -499,3 +508,16 @@ class Game:
 
     def _collapse(self, event: Mapping[str, Any]) -> None:
         self.outcome = "lost"
+
+    def _undo(self, event: Mapping[str, Any]) -> None:
+        """Take back the last accepted event that the clock did not emit."""
+        for index in range(len(self.accepted) - 1, -1, -1):
+            if self.accepted[index].get("type") not in CLOCK_EVENTS:
+                break
+        else:
+            raise Rejection("there is nothing to undo")
+        kept = self.accepted[:index] + self.accepted[index + 1 :]
+        rebuilt = Game(self.setup)
+        for earlier in kept:
+            rebuilt.apply(earlier)
+        self.__dict__.update(rebuilt.__dict__)

@@ -394,3 +394,33 @@ def test_an_event_that_is_not_an_object_is_rejected():
     verdict = t.game.apply(["enter"])
     assert not verdict.ok and "JSON object" in verdict.reason
     assert t.state == before
+
+
+# ----- undo (the dashboard's extension of the record) ---------------------------------------
+
+
+def test_undo_takes_back_the_last_player_event_and_keeps_clock_events():
+    t = table().roll("red", A, A, K, K, T)
+    before_discover = t.state
+    t.ok(type="discover", player="red", tile="chamber-1", cell=[0, -1])
+    t.ok(type="countdown_start", n=1)
+    t.ok(type="undo")
+    assert t.state == before_discover
+    assert dict(t.player("red").showing) == {A: 2, K: 2, T: 1}
+    assert [e["type"] for e in t.game.accepted] == ["dice", "countdown_start"]
+    t.ok(type="undo")  # the roll itself
+    assert t.player("red").rolled is False
+    assert "nothing to undo" in t.no(type="undo")
+
+
+def test_undo_repairs_a_mistaken_winning_escape_but_not_a_collapse():
+    t = table(players=["red"])
+    t.game.depot = 0
+    t.roll("red", A, K, K, A, A, T, T).ok(type="enter", player="red", cell=[0, 1])
+    t.roll("red", K, A, A, A, A, T, T).ok(type="escape", player="red")
+    assert t.state["outcome"] == "won"
+    t.ok(type="undo")
+    assert t.state["outcome"] == "running"
+    assert t.state["players"]["red"]["escaped"] is False
+    t.ok(type="collapse")
+    assert "game is over: it was lost" in t.no(type="undo")
