@@ -13,10 +13,11 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 import wave
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +39,7 @@ GONG_PARTIALS_HZ: tuple[float, ...] = (196.0, 297.9, 433.2, 541.0, 682.1, 852.6)
 PEAK_LEVEL = 0.95
 """The rendered track is scaled so that its loudest sample has this magnitude."""
 
-MARKER_KINDS: tuple[str, ...] = ("start_cue", "gong", "door_slam", "collapse")
+MarkerKind = Literal["start_cue", "gong", "door_slam", "collapse"]
 """The designed sounds a `Marker` can name."""
 
 Samples = npt.NDArray[np.float32]
@@ -55,7 +56,7 @@ _GONG_DECAYS_SECONDS = (2.6, 2.0, 1.4, 1.0, 0.7, 0.45)
 class Marker:
     """A designed sound: its kind, where it starts in the audio file, and its countdown if any."""
 
-    kind: str
+    kind: MarkerKind
     seconds: float
     countdown: int | None = None
 
@@ -85,29 +86,31 @@ def render_soundtrack(timeline: Timeline, sample_rate: int = 22050, seed: int = 
     if sample_rate < 8000:
         raise ValueError(f"sample rate {sample_rate} Hz is too low: use 8000 Hz or more")
     rng = np.random.default_rng(seed)
-    track = _Track(np.zeros(round(soundtrack_seconds(timeline) * sample_rate)), sample_rate)
+    count = round(soundtrack_seconds(timeline) * sample_rate)
+    track = _Track(np.zeros(count, dtype=np.float32), sample_rate)
     _add_intro(track, timeline, rng)
     _add_bed(track, timeline, rng)
-    _add_fanfare(track, timeline.intro_seconds)
+    _add_fanfare(track, timeline.intro_seconds, rng)
     for countdown in timeline.countdowns:
         _add_countdown(track, timeline, countdown, rng)
     _add_collapse(track, timeline.total_seconds, rng)
-    peak = float(np.max(np.abs(track.samples)))
-    return (track.samples * (PEAK_LEVEL / peak)).astype(np.float32)
+    samples = track.samples
+    samples *= np.float32(PEAK_LEVEL / float(np.max(np.abs(samples))))
+    return samples
 
 
 @dataclass
 class _Track:
-    """The mix being built, in float64, with its sample rate."""
+    """The mix being built (float32, enough for audio) and its sample rate."""
 
-    samples: _Array
+    samples: Samples
     rate: int
 
     def index(self, seconds: float) -> int:
         """Return the sample index of `seconds` into the track."""
         return round(seconds * self.rate)
 
-    def add(self, seconds: float, sound: _Array) -> None:
+    def add(self, seconds: float, sound: npt.NDArray[np.floating]) -> None:
         """Mix `sound` in so that its first sample lands exactly at `seconds`."""
         start = self.index(seconds)
         end = min(len(self.samples), start + len(sound))
@@ -140,6 +143,11 @@ def _band_noise(rng: np.random.Generator, count: int, rate: int, low: float, hig
     spectrum[(frequencies < low) | (frequencies > high)] = 0
     noise = np.fft.irfft(spectrum, count)
     return noise / max(float(np.sqrt(np.mean(noise**2))), 1e-12)
+
+
+def _soft(sound: npt.NDArray[np.floating], ceiling: float) -> npt.NDArray[np.floating]:
+    """Saturate gently toward +-`ceiling`: tames the peaks of the loudest, noisiest sounds."""
+    return ceiling * np.tanh(sound / ceiling)
 
 
 def _looped(loop: _Array, count: int) -> _Array:
@@ -177,29 +185,27 @@ def _add_intro(track: _Track, timeline: Timeline, rng: np.random.Generator) -> N
     wind = _looped(
         _band_noise(rng, round(_NOISE_LOOP_SECONDS * track.rate), track.rate, 250, 900), len(times)
     )
-    gusts = np.interp(
-        times, np.arange(0, length + 1.5, 1.5), rng.uniform(0.3, 1.0, 1 + int(length / 1.5) + 1)
-    )
+    knots = np.arange(0.0, length + 1.5, 1.5)
+    gusts = np.interp(times, knots, rng.uniform(0.3, 1.0, len(knots)))
     fade_in = min(3.0, intro / 3)
     level = _ramp(times, [(0, 0), (fade_in, 1), (max(fade_in, intro - 0.5), 1), (length, 0)])
-    track.add(0.0, level * (0.10 * pad + 0.025 * wind * gusts))
+    track.add(0.0, level * (0.15 * pad + 0.035 * wind * gusts))
 
 
 def _add_bed(track: _Track, timeline: Timeline, rng: np.random.Generator) -> None:
     """The game's bed: a drone and a pulse that grow louder and faster until the collapse."""
-    game = timeline.game_seconds
-    times = track.times(game)
-    drone = _looped(_chord_loop(track.rate, (55.0, 82.5, 110.0), 0.25), len(times))
-    rumble = _looped(
-        _band_noise(rng, round(_NOISE_LOOP_SECONDS * track.rate), track.rate, 30, 160), len(times)
-    )
-    tension = _looped(
-        _chord_loop(track.rate, (440.0, 466.25), 0.0) * _tremolo_loop(track.rate), len(times)
-    )
-    growth = times / game
-    bed = (0.06 + 0.06 * growth) * drone + 0.02 * (1 + growth) * rumble
-    bed += 0.025 * np.clip(2 * growth - 1, 0, 1) * tension
-    bed *= _ramp(times, [(0, 0), (1.5, 1), (game - 0.01, 1), (game, 0)])
+    count = track.index(timeline.game_seconds)
+    drone = _chord_loop(track.rate, (55.0, 82.5, 110.0), 0.25)
+    steady = 0.1 * drone + 0.032 * _band_noise(rng, len(drone), track.rate, 30, 160)
+    tension = 0.04 * _chord_loop(track.rate, (440.0, 466.25), 0.0) * _tremolo_loop(track.rate)
+    # Built in float32, in few passes: this is the one sound that spans the whole game.
+    growth = np.linspace(0.0, 1.0, count, endpoint=False, dtype=np.float32)
+    bed = (1 + growth) * _looped(steady.astype(np.float32), count)
+    half = count // 2
+    bed[half:] += (2 * growth[half:] - 1) * _looped(tension.astype(np.float32), count - half)
+    fade_in, fade_out = min(count, track.index(1.5)), min(count, track.index(0.01))
+    bed[:fade_in] *= np.linspace(0, 1, fade_in, dtype=np.float32)
+    bed[count - fade_out :] *= np.linspace(1, 0, fade_out, dtype=np.float32)
     track.add(timeline.intro_seconds, bed)
     _add_pulse(track, timeline)
 
@@ -222,14 +228,14 @@ def _add_pulse(track: _Track, timeline: Timeline) -> None:
     beats = grid[np.searchsorted(phase, np.arange(1, int(phase[-1]) + 1))]
     for beat in beats:
         if beat + 0.4 < game:
-            track.add(timeline.audio_seconds(beat), (0.10 + 0.12 * beat / game) * thump)
+            track.add(timeline.audio_seconds(beat), (0.16 + 0.19 * beat / game) * thump)
 
 
 # --- the designed sounds -----------------------------------------------------------------------
 
 
-def _add_fanfare(track: _Track, at: float) -> None:
-    """The "Escape!" cue: a timpani hit and a rising brass call, starting exactly at `at`."""
+def _add_fanfare(track: _Track, at: float, rng: np.random.Generator) -> None:
+    """The "Escape!" cue: timpani, cymbal and a rising brass call, starting exactly at `at`."""
     g4, c5, e5, c3, g3 = 392.0, 523.25, 659.25, 130.81, 196.0
     notes = [
         (0.0, 0.17, g4),
@@ -240,10 +246,13 @@ def _add_fanfare(track: _Track, at: float) -> None:
         (0.0, 2.2, c3),
         (0.0, 2.2, g3),
     ]
+    part = _Track(np.zeros(track.index(2.5), dtype=np.float32), track.rate)
     for offset, length, frequency in notes:
-        track.add(at + offset, 0.3 * _brass(track, frequency, length))
-    for offset in (0.0, 0.6):
-        track.add(at + offset, 0.6 * _timpani(track))
+        part.add(offset, 0.3 * _brass(track, frequency, length))
+    part.add(0.0, 0.8 * _timpani(track))
+    part.add(0.0, 0.25 * _cymbal(track, rng))
+    part.add(0.6, 0.4 * _timpani(track))
+    track.add(at, _soft(part.samples, 1.0))
 
 
 def _brass(track: _Track, frequency: float, length: float) -> _Array:
@@ -267,6 +276,12 @@ def _timpani(track: _Track) -> _Array:
         times, track.rate, 156.0, 147.0, 0.05
     )
     return body * _envelope(times, 0.003, 0.45)
+
+
+def _cymbal(track: _Track, rng: np.random.Generator) -> _Array:
+    """A crash cymbal: bright noise with a long shimmering decay."""
+    times = track.times(2.0)
+    return _band_noise(rng, len(times), track.rate, 3000, 10000) * _envelope(times, 0.001, 0.5)
 
 
 def _add_countdown(
@@ -306,22 +321,13 @@ def _drums(track: _Track, length: float, n: int, rng: np.random.Generator) -> _A
     times = track.times(0.3)
     low_tom = _glide(times, track.rate, 110.0, 70.0, 0.03) * _envelope(times, 0.002, 0.08)
     high_tom = _glide(times, track.rate, 180.0, 125.0, 0.03) * _envelope(times, 0.002, 0.06)
-    rim = _band_noise(rng, len(times), track.rate, 1200, 5000) * _envelope(times, 0.001, 0.02)
-    pattern = {
-        0: low_tom,
-        2: high_tom,
-        3: low_tom,
-        4: rim,
-        6: low_tom,
-        8: high_tom,
-        10: low_tom,
-        11: high_tom,
-        12: rim,
-        14: low_tom,
-    }
-    part = _Track(np.zeros(round(length * track.rate)), track.rate)
+    rim = 0.4 * _band_noise(rng, len(times), track.rate, 800, 3000) * _envelope(times, 0.002, 0.02)
+    rest = None
+    pattern = (low_tom, rest, high_tom, low_tom, rim, rest, low_tom, rest)
+    pattern += (high_tom, rest, low_tom, high_tom, rim, rest, low_tom, rest)
+    part = _Track(np.zeros(track.index(length), dtype=np.float32), track.rate)
     for index in range(int(length / step)):
-        hit = pattern.get(index % 16)
+        hit = pattern[index % len(pattern)]
         if hit is not None:
             swell = 0.45 + 0.55 * index * step / length
             accent = 1.0 if index % 4 == 0 else 0.7
@@ -337,8 +343,8 @@ def _door_slam(track: _Track, rng: np.random.Generator) -> _Array:
     times = track.times(1.2)
     thump = _glide(times, track.rate, 90.0, 42.0, 0.06) * _envelope(times, 0.002, 0.22)
     burst = _band_noise(rng, len(times), track.rate, 20, 320) * _envelope(times, 0.001, 0.05)
-    crack = _band_noise(rng, len(times), track.rate, 600, 2500) * _envelope(times, 0.0005, 0.008)
-    return 1.0 * thump + 0.45 * burst + 0.12 * crack
+    crack = _band_noise(rng, len(times), track.rate, 300, 4000) * _envelope(times, 0.0005, 0.015)
+    return _soft(1.0 * thump + 0.45 * burst + 0.4 * crack, 1.0)
 
 
 def _add_collapse(track: _Track, at: float, rng: np.random.Generator) -> None:
@@ -351,9 +357,11 @@ def _add_collapse(track: _Track, at: float, rng: np.random.Generator) -> None:
     crash = _band_noise(rng, len(times), track.rate, 40, 7000) * _envelope(times, 0.001, 0.3)
     rumble = _band_noise(rng, len(times), track.rate, 20, 180)
     rumble *= _ramp(times, [(0, 0), (0.03, 1), (0.6 * length, 0.8), (length, 0)])
-    track.add(at, 1.0 * boom + 0.5 * crash + 0.35 * rumble)
+    track.add(at, _soft(1.0 * boom + 0.8 * crash + 0.35 * rumble, 1.2))
     for offset in np.sort(rng.uniform(0.4, max(0.5, length - 0.6), 4)):
-        stone = _band_noise(rng, len(times), track.rate, 200, 3500) * _envelope(times, 0.001, 0.1)
+        stone_times = track.times(0.8)
+        stone = _band_noise(rng, len(stone_times), track.rate, 200, 3500)
+        stone *= _envelope(stone_times, 0.001, 0.1)
         track.add(at + float(offset), rng.uniform(0.2, 0.35) * stone)
 
 
@@ -367,15 +375,18 @@ def write_wav(samples: npt.ArrayLike, sample_rate: int, path: str | os.PathLike[
         raise ValueError("samples must be a one-dimensional array of finite numbers")
     pcm = np.round(np.clip(data, -1.0, 1.0) * 32767).astype("<i2")
     target = Path(path)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    # os.open with 0o666 honours the umask, as a plain open() would (mkstemp would give 0600).
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(handle, "wb") as file, wave.open(file, "wb") as wav:
-            wav.setnchannels(1)
-            wav.setsampwidth(2)
-            wav.setframerate(sample_rate)
-            wav.writeframes(pcm.tobytes())
+        with os.fdopen(handle, "wb") as file:
+            with wave.open(file, "wb") as wav:
+                wav.setnchannels(1)
+                wav.setsampwidth(2)
+                wav.setframerate(sample_rate)
+                wav.writeframes(pcm.tobytes())
+            file.flush()
+            os.fsync(file.fileno())
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -412,7 +423,9 @@ def _pcm_to_float(frames: bytes, width: int) -> Samples:
         padded = np.zeros((len(raw), 4), np.uint8)
         padded[:, 1:] = raw
         return (padded.view("<i4")[:, 0] / 2.0**31).astype(np.float32)
-    kind = {2: "<i2", 4: "<i4"}[width]
+    if width not in (2, 4):
+        raise ValueError(f"{width}-byte samples are not supported: use 16-bit PCM")
+    kind = "<i2" if width == 2 else "<i4"
     return (np.frombuffer(frames, kind) / 2.0 ** (8 * width - 1)).astype(np.float32)
 
 
