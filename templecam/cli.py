@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from templecam import __version__
 from templecam.errors import UserError
 
-SUBCOMMANDS: tuple[str, ...] = ("replay", "bench", "soundtrack")
+SUBCOMMANDS: tuple[str, ...] = ("serve", "replay", "soundtrack", "bench")
 """Subcommand modules under `templecam.commands`, each with `register(subparsers)`."""
 
 

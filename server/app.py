@@ -1,0 +1,269 @@
+"""The dashboard's FastAPI application: pages, the JSON API, live updates and the soundtrack."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, RedirectResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from rules.errors import RecordError
+from rules.narrative import describe_event
+from rules.record import replay_lines
+from rules.timeline import Timeline, load_timeline
+from server.dashboard import dashboard_state
+from server.host_audio import HostPlayer, probe_host_audio
+from server.schemas import ClockIn, EventIn, NewGame
+from server.security import WriteGuard, allowed_hosts
+from server.session import AudioPlan, Session, SessionError
+from server.soundtrack import cached_soundtrack, load_wav
+from server.store import GameStore, UnknownGame
+
+log = logging.getLogger(__name__)
+STATIC = Path(__file__).parent / "static"
+TICK_SECONDS = 0.05
+STREAM_POLL_SECONDS = 0.1
+STREAM_KEEPALIVE_SECONDS = 15.0
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Everything `templecam serve` can change."""
+
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    timeline_path: Path | None = None
+    audio_file: Path | None = None
+    host_audio: bool = True
+    """Try the host's sound card; tests and `--no-host-audio` turn it off."""
+    resume: bool = True
+
+
+class Soundtrack:
+    """The soundtrack file the browser (and the host player) play, rendered in the background."""
+
+    def __init__(self, settings: ServerSettings, timeline: Timeline) -> None:
+        self.timeline = timeline
+        self.path: Path | None = None
+        self.error: str | None = None
+        self.ready = threading.Event()
+        self._settings = settings
+
+    def prepare(self) -> None:
+        """Render (or find in the cache) the soundtrack, or check the user's own file."""
+        try:
+            if self._settings.audio_file is not None:
+                load_wav(self._settings.audio_file)  # fail early on a file we cannot play
+                self.path = self._settings.audio_file
+            else:
+                self.path = cached_soundtrack(self.timeline, self._settings.data_dir / "cache")
+        except (OSError, ValueError) as error:
+            self.error = f"the soundtrack cannot be played: {error}"
+            log.error(self.error)
+        finally:
+            self.ready.set()
+
+    def host_source(self) -> HostPlayer:
+        """Return a host player for the soundtrack (waits for the rendering)."""
+        self.ready.wait(timeout=60)
+        if self.path is None:
+            raise RuntimeError(self.error or "the soundtrack is not ready")
+        samples, rate = load_wav(self.path)
+        return HostPlayer(samples, rate)
+
+
+def build_session(settings: ServerSettings, timeline: Timeline, soundtrack: Soundtrack) -> Session:
+    """Create the session, with host audio when the machine has it."""
+    if settings.host_audio:
+        probe = probe_host_audio()
+        available, reason = probe.available, probe.reason
+    else:
+        available, reason = False, "host audio is turned off; the browser plays the soundtrack"
+    audio = AudioPlan(available, reason, soundtrack.host_source if available else None)
+    if not available:
+        audio.notices.append(reason)
+        log.warning("audio: %s", reason)
+    store = GameStore(settings.data_dir / "games")
+    return Session(store, timeline, audio)
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    """Build the dashboard application for these settings."""
+    try:
+        timeline = load_timeline(settings.timeline_path)
+    except (OSError, RecordError) as error:
+        raise ValueError(f"cannot use the timeline: {error}") from error
+    soundtrack = Soundtrack(settings, timeline)
+    session = build_session(settings, timeline, soundtrack)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        threading.Thread(target=soundtrack.prepare, name="soundtrack", daemon=True).start()
+        if settings.resume:
+            resumed = session.resume_latest()
+            if resumed:
+                log.info("resumed game %s", resumed)
+        ticker = asyncio.create_task(_tick_forever(session))
+        try:
+            yield
+        finally:
+            ticker.cancel()
+            session.shutdown()
+
+    app = FastAPI(title="templecam dashboard", lifespan=lifespan, docs_url="/api/docs")
+    hosts = allowed_hosts(settings.host)
+    app.add_middleware(WriteGuard, hosts=hosts)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
+    app.state.session = session
+    app.state.soundtrack = soundtrack
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _add_pages(app, session)
+    _add_api(app, session, soundtrack)
+    return app
+
+
+async def _tick_forever(session: Session) -> None:
+    while True:
+        try:
+            await asyncio.to_thread(session.tick)
+        except Exception:  # a failed tick must not stop the clock for good
+            log.exception("clock tick failed")
+        await asyncio.sleep(TICK_SECONDS)
+
+
+def _add_pages(app: FastAPI, session: Session) -> None:
+    @app.get("/", include_in_schema=False)
+    def home() -> RedirectResponse:
+        return RedirectResponse("/game" if session.game is not None else "/setup")
+
+    for page in ("setup", "game", "games"):
+        app.add_api_route(f"/{page}", _page(f"{page}.html"), include_in_schema=False)
+
+
+def _page(name: str) -> Any:
+    def serve() -> FileResponse:
+        return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
+
+    return serve
+
+
+def _add_api(app: FastAPI, session: Session, soundtrack: Soundtrack) -> None:
+    @app.get("/api/state")
+    def state() -> dict[str, Any]:
+        """The whole dashboard state."""
+        return dashboard_state(session)
+
+    @app.get("/api/time")
+    def server_time() -> dict[str, Any]:
+        """The server's clock, for the browser to estimate its offset by ping."""
+        with session.lock:
+            return {
+                "server_time": time.time(),
+                "position": session.clock.position,
+                "status": session.clock.status,
+            }
+
+    @app.get("/api/stream")
+    async def stream(request: Request) -> StreamingResponse:
+        """Server-sent events: the dashboard state each time it changes."""
+        return StreamingResponse(
+            _state_events(session, request),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    @app.post("/api/games", status_code=201)
+    def new_game(body: NewGame) -> dict[str, Any]:
+        """Start a new game (the previous one stays saved)."""
+        try:
+            game_id = session.new_game(body.setup_line(), body.audio)
+        except RecordError as error:
+            raise HTTPException(422, str(error)) from None
+        return {"game_id": game_id, "state": dashboard_state(session)}
+
+    @app.post("/api/event")
+    def event(body: EventIn) -> dict[str, Any]:
+        """Judge, record and apply one event of the running game."""
+        return _record(session, body.event)
+
+    @app.post("/api/undo")
+    def undo() -> dict[str, Any]:
+        """Take back the last player event."""
+        return _record(session, {"type": "undo"})
+
+    @app.post("/api/clock")
+    def clock(body: ClockIn) -> dict[str, Any]:
+        """Start, pause, resume or restart the soundtrack and the game clock."""
+        try:
+            session.clock_action(body.action)
+        except SessionError as error:
+            raise HTTPException(409, str(error)) from None
+        return dashboard_state(session)
+
+    @app.get("/api/games")
+    def games() -> list[dict[str, Any]]:
+        """Saved games, newest first."""
+        return [asdict(saved) for saved in session.store.list_games()]
+
+    @app.get("/api/games/{game_id}")
+    def saved_game(game_id: str) -> dict[str, Any]:
+        """Replay a saved game: every event with its verdict, and the final state."""
+        try:
+            lines = session.store.read_lines(game_id)
+            replay = replay_lines(lines)
+        except UnknownGame:
+            raise HTTPException(404, f"there is no saved game {game_id!r}") from None
+        except RecordError as error:
+            raise HTTPException(422, f"saved game {game_id} cannot be replayed: {error}") from None
+        return {
+            "game_id": game_id,
+            **replay.to_json(),
+            "events": [
+                {"line": line.number, "event": line.value, "text": describe_event(line.value)}
+                for line in replay.events
+            ],
+        }
+
+    @app.get("/api/soundtrack.wav")
+    async def soundtrack_file() -> FileResponse:
+        """The soundtrack audio, for the browser to play in step with the server's clock."""
+        await asyncio.to_thread(soundtrack.ready.wait, 60)
+        if soundtrack.path is None:
+            raise HTTPException(503, soundtrack.error or "the soundtrack is still being rendered")
+        return FileResponse(soundtrack.path, media_type="audio/wav")
+
+
+def _record(session: Session, event: dict[str, Any]) -> dict[str, Any]:
+    try:
+        verdict = session.record(event)
+    except SessionError as error:
+        raise HTTPException(409, str(error)) from None
+    return {"verdict": verdict.to_json(), "state": dashboard_state(session)}
+
+
+async def _state_events(session: Session, request: Request) -> AsyncIterator[str]:
+    sent = -1
+    quiet = 0.0
+    while not await request.is_disconnected():
+        if session.version != sent:
+            state = await asyncio.to_thread(dashboard_state, session)
+            sent = state["version"]
+            quiet = 0.0
+            yield f"data: {json.dumps(state)}\n\n"
+        elif quiet >= STREAM_KEEPALIVE_SECONDS:
+            quiet = 0.0
+            yield ": keep-alive\n\n"
+        await asyncio.sleep(STREAM_POLL_SECONDS)
+        quiet += STREAM_POLL_SECONDS

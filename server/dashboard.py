@@ -1,0 +1,116 @@
+"""The dashboard's view of the session: one JSON document with everything the pages show."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any
+
+from rules.actions import open_actions, team_actions
+from rules.engine import Game
+from rules.vocabulary import SIDES
+from server.session import Session
+
+WARNINGS_SHOWN = 5
+LOG_SHOWN = 60
+
+
+def dashboard_state(session: Session) -> dict[str, Any]:
+    """Return the whole dashboard state (call with the session's lock held or accept a race)."""
+    with session.lock:
+        clock = session.clock
+        phase = session.timeline.phase_at(clock.t)
+        game = session.game
+        view: dict[str, Any] = {
+            "version": session.version,
+            "server_time": time.time(),
+            "game_id": session.game_id,
+            "clock": {
+                "status": clock.status,
+                "position": clock.position,
+                "t": clock.t,
+                "phase": asdict(phase),
+                "timeline": session.timeline.to_json(),
+            },
+            "audio": {
+                "mode": session.audio_mode,
+                "host_available": session.audio.host_available,
+                "host_reason": session.audio.host_reason,
+                "url": "/api/soundtrack.wav",
+            },
+            "notices": session.notices[-5:],
+            "game": None,
+        }
+        if game is None:
+            return view
+        log = [
+            {
+                "line": e.line,
+                "text": e.text,
+                "ok": e.ok,
+                "reason": e.reason,
+                "t": e.event.get("t") if isinstance(e.event, dict) else None,
+                "source": e.source,
+            }
+            for e in session.log[-LOG_SHOWN:]
+        ]
+        view["game"] = _game_view(game, phase.countdown)
+        view["log"] = log
+        view["warnings"] = [entry for entry in log if not entry["ok"]][-WARNINGS_SHOWN:]
+        return view
+
+
+def _game_view(game: Game, countdown: int | None) -> dict[str, Any]:
+    start = game.temple.start_cell()
+    players = {}
+    for pid, player in game.players.items():
+        chamber = game.chamber_of(player)
+        players[pid] = {
+            **player.to_json(),
+            "showing": dict(player.showing),
+            "rolled": player.rolled,
+            "free_dice": player.free_dice,
+            "chamber": chamber.tile.name if chamber else None,
+            "in_start": player.cell == start,
+            "gave_die": player.gave_die,
+            "actions": [action.to_json() for action in open_actions(game, pid)],
+        }
+    must_run = [
+        pid
+        for pid, p in game.players.items()
+        if countdown in (1, 2) and p.inside and p.cell != start
+    ]
+    temple = []
+    for placed in game.temple:
+        tile = placed.tile
+        temple.append(
+            {
+                **placed.to_json(),
+                "name": tile.name,
+                "kind": tile.kind,
+                "open_sides": [side for side in SIDES if side in placed.open_sides],
+                "enter": list(tile.enter),
+                "gem_icons": None
+                if tile.gems is None
+                else {
+                    "count": tile.gems.count,
+                    "icon": tile.gems.icon,
+                    "costs": list(tile.gems.costs),
+                },
+                "players": [pid for pid, p in game.players.items() if p.cell == placed.cell],
+            }
+        )
+    return {
+        "setup": {
+            "players": list(game.players),
+            "difficulty": game.setup.difficulty,
+            "modules": list(game.setup.modules),
+            "track_dice": game.setup.track_dice,
+        },
+        "state": game.state_json(),
+        "players": players,
+        "team_actions": [action.to_json() for action in team_actions(game)],
+        "must_run_back": must_run,
+        "temple": temple,
+        "draw_pile": [{"id": t.tile_id, "name": t.name} for t in game.unplaced_tiles()],
+    }

@@ -1,0 +1,72 @@
+"""The API's request bodies: pydantic models that reject bad input with a clear 422."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from rules.vocabulary import PLAYER_ID_PATTERN
+
+
+class NewGame(BaseModel):
+    """The set-up page's form: who plays, how hard, and how the soundtrack is played."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    players: list[str] = Field(min_length=1, max_length=6, description="player ids (colours)")
+    difficulty: Literal["normal", "expert", "professional"] = "normal"
+    modules: list[str] = Field(default_factory=list, max_length=20)
+    track_dice: bool = Field(False, description="true when a camera reports every roll")
+    audio: Literal["auto", "host", "browser", "off"] = "auto"
+    temple: list[dict[str, Any]] | None = Field(None, max_length=60)
+
+    @field_validator("players")
+    @classmethod
+    def _valid_ids(cls, players: list[str]) -> list[str]:
+        for player in players:
+            if not PLAYER_ID_PATTERN.match(player) or len(player) > 32:
+                raise ValueError(
+                    f"player id {player!r} is not valid: use up to 32 letters, digits, '-' or '_'"
+                )
+        if len(set(players)) != len(players):
+            raise ValueError("each player may appear only once")
+        return players
+
+    def setup_line(self) -> dict[str, Any]:
+        """Return the game record's setup line for this form."""
+        line: dict[str, Any] = {
+            "type": "setup",
+            "players": self.players,
+            "difficulty": self.difficulty,
+            "modules": self.modules,
+            "track_dice": self.track_dice,
+        }
+        if self.temple is not None:
+            line["temple"] = self.temple
+        return line
+
+
+class EventIn(BaseModel):
+    """One game-record event entered on the dashboard (the engine judges its content)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    event: dict[str, Any] = Field(description="a game-record event, e.g. {'type': 'enter', ...}")
+
+    @field_validator("event")
+    @classmethod
+    def _has_type(cls, event: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(event.get("type"), str):
+            raise ValueError("the event needs a 'type' string, e.g. 'enter'")
+        if event["type"] == "setup":
+            raise ValueError("start a new game on the set-up page instead of sending a setup")
+        return event
+
+
+class ClockIn(BaseModel):
+    """A clock button: start, pause, resume or restart."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["start", "pause", "resume", "restart"]

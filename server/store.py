@@ -1,0 +1,128 @@
+"""Saved games on disk: one game record (JSON Lines) and one small metadata file per game."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import secrets
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+GAME_ID_PATTERN = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{4}$")
+
+
+class UnknownGame(LookupError):  # noqa: N818 - reads as "unknown game", like KeyError
+    """No saved game has this id (or the id is not one the store could have made)."""
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A game in the store, as the list of past games shows it."""
+
+    game_id: str
+    created: float
+    players: list[str]
+    lines: int
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` so that readers see the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class GameStore:
+    """The folder of saved games: `<id>.jsonl` (the record) and `<id>.meta.json` beside it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, game_id: str, suffix: str) -> Path:
+        if not isinstance(game_id, str) or not GAME_ID_PATTERN.match(game_id):
+            raise UnknownGame(f"{game_id!r} is not a game id")
+        return self.root / f"{game_id}{suffix}"
+
+    def record_path(self, game_id: str) -> Path:
+        """Return the path of a game's record, for an id the store could have made."""
+        return self._path(game_id, ".jsonl")
+
+    def create(self, setup_line: dict[str, Any], meta: dict[str, Any]) -> str:
+        """Save a new game with its setup line; return its id."""
+        while True:
+            game_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+            if not self.record_path(game_id).exists():
+                break
+        write_atomically(self.record_path(game_id), json.dumps(setup_line) + "\n")
+        self.write_meta(game_id, meta)
+        return game_id
+
+    def append(self, game_id: str, line: dict[str, Any]) -> None:
+        """Append one event line and flush it to disk before returning."""
+        path = self.record_path(game_id)
+        with path.open("a", encoding="utf-8") as file:
+            file.write(json.dumps(line) + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+
+    def read_lines(self, game_id: str) -> list[str]:
+        """Return the record's lines, without a last line cut short by a crash mid-write."""
+        path = self.record_path(game_id)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UnknownGame(f"there is no saved game {game_id}") from None
+        lines = text.split("\n")
+        if lines and lines[-1].strip():
+            try:
+                json.loads(lines[-1])
+            except json.JSONDecodeError:
+                log.warning("%s: dropping a last line cut short by a crash", path.name)
+                lines = lines[:-1]
+        return [line for line in lines if line.strip()]
+
+    def write_meta(self, game_id: str, meta: dict[str, Any]) -> None:
+        """Replace the game's metadata (clock, audio choice) atomically."""
+        write_atomically(self._path(game_id, ".meta.json"), json.dumps(meta, indent=1))
+
+    def read_meta(self, game_id: str) -> dict[str, Any]:
+        """Return the game's metadata, or {} when it is missing or unreadable."""
+        try:
+            data = json.loads(self._path(game_id, ".meta.json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def list_games(self) -> list[SavedGame]:
+        """Return the saved games, newest first."""
+        games = []
+        for path in self.root.glob("*.jsonl"):
+            game_id = path.stem
+            if not GAME_ID_PATTERN.match(game_id):
+                continue
+            lines = self.read_lines(game_id)
+            try:
+                players = json.loads(lines[0]).get("players", []) if lines else []
+            except (json.JSONDecodeError, AttributeError):
+                players = []
+            meta = self.read_meta(game_id)
+            games.append(
+                SavedGame(game_id, float(meta.get("created", 0.0)), list(players), len(lines))
+            )
+        return sorted(games, key=lambda g: g.game_id, reverse=True)

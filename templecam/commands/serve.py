@@ -1,0 +1,76 @@
+"""`templecam serve`: the dashboard and the soundtrack, on http://127.0.0.1:8000 by default."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from templecam.errors import UserError
+from templecam.paths import data_dir
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `serve` subcommand."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="start the dashboard (and the soundtrack)",
+        description=(
+            "Start the local dashboard: set up a game, play the ten-minute soundtrack (through "
+            "this computer's speakers, or the browser's), and enter events by clicking (manual "
+            "mode). A game interrupted by a crash or Ctrl-C resumes when the server starts again."
+        ),
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (8000)")
+    parser.add_argument("--data-dir", type=Path, help="data folder (default: per-user folder)")
+    parser.add_argument(
+        "--timeline", type=Path, help="your own soundtrack timeline (JSON; see the README)"
+    )
+    parser.add_argument(
+        "--audio-file", type=Path, help="your own soundtrack (WAV) to play instead of ours"
+    )
+    parser.add_argument(
+        "--no-host-audio",
+        action="store_true",
+        help="never play on this computer's speakers; the browser plays the soundtrack",
+    )
+    parser.add_argument("--no-resume", action="store_true", help="do not resume the last game")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start uvicorn with the dashboard application."""
+    import uvicorn
+
+    from server.app import ServerSettings, create_app
+
+    if not 0 < args.port < 65536:
+        raise UserError(f"--port must be between 1 and 65535, not {args.port}")
+    if args.audio_file is not None and args.timeline is None:
+        raise UserError("--audio-file needs --timeline: say when that track's countdowns fall")
+    for flag, path in (("--timeline", args.timeline), ("--audio-file", args.audio_file)):
+        if path is not None and not path.is_file():
+            raise UserError(f"{flag} {path}: no such file")
+    settings = ServerSettings(
+        data_dir=data_dir(args.data_dir),
+        host=args.host,
+        port=args.port,
+        timeline_path=args.timeline,
+        audio_file=args.audio_file,
+        host_audio=not args.no_host_audio,
+        resume=not args.no_resume,
+    )
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app = create_app(settings)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    print(f"templecam dashboard: http://{_display_host(args.host)}:{args.port}/", flush=True)
+    print(f"data folder: {settings.data_dir}", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def _display_host(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "") else host
