@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	@echo "==> replaying the bundled demo game (examples/demo-game.jsonl) through the rules engine"
-	$(BIN)/templecam replay examples/demo-game.jsonl
+	@echo "==> starting the dashboard: open http://127.0.0.1:8000/ (Ctrl-C stops; the game resumes)"
+	$(BIN)/templecam serve
 
 test: $(STAMP)
 	@echo "==> lint (ruff), then the whole test suite (pytest)"

@@ -51,6 +51,8 @@ def describe_event(event: Any) -> str:
         return f"countdown {event.get('n', '?')} ends: the door slams"
     if kind == "collapse":
         return "the temple collapses"
+    if kind == "undo":
+        return "the last action is taken back"
     return f"unknown event {kind!r}"
 
 

@@ -60,8 +60,15 @@ class AudioPlan:
 class Session:
     """The one game this server runs: apply events, run the clock, save everything."""
 
-    def __init__(self, store: GameStore, timeline: Timeline, audio: AudioPlan) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        timeline: Timeline,
+        audio: AudioPlan,
+        silent_source: Callable[[], PositionSource] = Stopwatch,
+    ) -> None:
         self.store = store
+        self._silent_source = silent_source
         self.timeline = timeline
         self.audio = audio
         self.lock = threading.RLock()
@@ -69,7 +76,7 @@ class Session:
         self.game_id: str | None = None
         self.setup_line: dict[str, Any] | None = None
         self.audio_mode = "off"
-        self.clock = GameClock(timeline, Stopwatch())
+        self.clock = GameClock(timeline, silent_source())
         self.log: list[LogEntry] = []
         self.notices: list[str] = list(audio.notices)
         self.version = 0
@@ -105,7 +112,7 @@ class Session:
                 self.notices.append(f"host audio failed ({error}); the browser plays instead")
                 log.warning("host audio failed: %s", error)
                 self.audio_mode = "browser"
-        return Stopwatch()
+        return self._silent_source()
 
     def resume(self, game_id: str) -> None:
         """Load a saved game and carry on where it was, clock included."""
@@ -169,7 +176,7 @@ class Session:
     def _forget(self) -> None:
         self.game = self.game_id = self.setup_line = None
         self.log = []
-        self.clock = GameClock(self.timeline, Stopwatch())
+        self.clock = GameClock(self.timeline, self._silent_source())
         self._changed()
 
     # ----- events --------------------------------------------------------------------------

@@ -1,0 +1,219 @@
+"""The live session: events saved as they happen, the clock emitting countdowns, resuming."""
+
+import json
+
+import pytest
+
+from rules.record import replay_lines
+from rules.timeline import Countdown, Timeline
+from server.clock import GameClock, Stopwatch
+from server.session import AudioPlan, Session, SessionError
+from server.store import GameStore, UnknownGame
+
+SHORT = Timeline(
+    intro_seconds=2.0,
+    game_seconds=40.0,
+    countdowns=(Countdown(1, 6.0, 9.0), Countdown(2, 14.0, 16.0), Countdown(3, 30.0, 40.0)),
+)
+
+
+class ManualTime:
+    """Seconds that pass only when the test says so (the session's clock reads them)."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def time_():
+    return ManualTime()
+
+
+def make_session(tmp_path, time_):
+    audio = AudioPlan(False, "no sound card in tests")
+    return Session(GameStore(tmp_path / "games"), SHORT, audio, lambda: Stopwatch(time_))
+
+
+SETUP = {"type": "setup", "players": ["red", "blue"], "track_dice": False}
+
+
+def test_stopwatch_runs_pauses_and_resumes(time_):
+    watch = Stopwatch(time_)
+    watch.start(5.0)
+    time_.now += 2
+    assert watch.position_seconds() == 7.0
+    watch.pause()
+    time_.now += 10
+    assert watch.position_seconds() == 7.0
+    watch.resume()
+    time_.now += 1
+    assert watch.position_seconds() == 8.0
+
+
+def test_game_clock_reads_negative_in_the_intro_and_stops_at_the_end(time_):
+    clock = GameClock(SHORT, Stopwatch(time_))
+    assert (clock.status, clock.position) == ("ready", 0.0)
+    clock.start()
+    time_.now += 1
+    assert clock.t == -1.0
+    time_.now += 100
+    assert clock.position == SHORT.total_seconds
+
+
+def test_every_event_is_saved_as_it_happens_with_the_game_clock(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    game_id = session.new_game(SETUP)
+    session.clock_action("start")
+    time_.now += 4.5  # 2.5 s after "Escape!"
+    assert session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]}).ok
+    assert not session.record({"type": "escape", "player": "blue"}).ok
+    lines = (tmp_path / "games" / f"{game_id}.jsonl").read_text().splitlines()
+    assert json.loads(lines[0]) == SETUP
+    assert json.loads(lines[1])["t"] == 2.5
+    assert [json.loads(line)["type"] for line in lines[1:]] == ["discover", "escape"]
+    replay = replay_lines(lines)
+    assert [v.ok for v in replay.verdicts] == [True, False]
+
+
+def test_the_clock_emits_countdowns_and_the_collapse_at_their_times(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    session.new_game(SETUP)
+    session.clock_action("start")
+    seen = []
+    for _ in range(50):
+        time_.now += 1.0
+        session.tick()
+        seen += [
+            (e.event["type"], e.event.get("n"), e.event["t"]) for e in session.log[len(seen) :]
+        ]
+    assert seen == [
+        ("countdown_start", 1, 6.0),
+        ("countdown_end", 1, 9.0),
+        ("countdown_start", 2, 14.0),
+        ("countdown_end", 2, 16.0),
+        ("countdown_start", 3, 30.0),
+        ("collapse", None, 40.0),
+    ]
+    assert session.game.outcome == "lost"
+    assert session.clock.status == "over"
+
+
+def test_a_paused_clock_emits_nothing(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    session.new_game(SETUP)
+    session.clock_action("start")
+    time_.now += 5
+    session.tick()
+    session.clock_action("pause")
+    time_.now += 100
+    session.tick()
+    assert session.log == []
+    session.clock_action("resume")
+    time_.now += 4  # t = 7: countdown 1 has started
+    session.tick()
+    assert [e.event["type"] for e in session.log] == ["countdown_start"]
+
+
+def test_countdown_end_costs_a_die_outside_the_start_chamber(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    session.new_game(SETUP)
+    session.clock_action("start")
+    session.record({"type": "discover", "player": "red", "tile": "chamber-1", "cell": [1, 0]})
+    session.record({"type": "enter", "player": "red", "cell": [1, 0]})
+    time_.now += 12
+    session.tick()
+    assert session.game.players["red"].dice == 4
+    assert session.game.players["blue"].dice == 5
+
+
+def test_clock_actions_that_make_no_sense_are_refused(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    with pytest.raises(SessionError, match="no game"):
+        session.clock_action("start")
+    with pytest.raises(SessionError, match="no game"):
+        session.record({"type": "undo"})
+    session.new_game(SETUP)
+    with pytest.raises(SessionError, match="not running"):
+        session.clock_action("pause")
+    session.clock_action("start")
+    with pytest.raises(SessionError, match="already started"):
+        session.clock_action("start")
+    with pytest.raises(SessionError, match="not paused"):
+        session.clock_action("resume")
+
+
+def test_restart_starts_a_fresh_game_with_the_same_setup(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    first = session.new_game(SETUP)
+    session.clock_action("start")
+    session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]})
+    time_.now += 20
+    session.clock_action("restart")
+    assert session.game_id != first
+    assert len(session.game.temple) == 1
+    assert session.clock.status == "running" and session.clock.position == 0.0
+
+
+def test_a_game_resumes_after_a_restart_clock_included(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    game_id = session.new_game(SETUP)
+    session.clock_action("start")
+    session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]})
+    time_.now += 10  # t = 8, countdown 1 running
+    session.tick()
+    session.shutdown()
+    revived = make_session(tmp_path, time_)
+    assert revived.resume_latest() == game_id
+    assert revived.game.state_json() == session.game.state_json()
+    assert revived.clock.status == "running"
+    assert revived.clock.t == pytest.approx(8.0, abs=1.0)  # plus the real seconds of the restart
+    time_.now += 2
+    revived.tick()
+    assert [e.event["type"] for e in revived.log][-1] == "countdown_end"
+
+
+def test_a_long_outage_resumes_paused(tmp_path, time_, monkeypatch):
+    session = make_session(tmp_path, time_)
+    game_id = session.new_game(SETUP)
+    session.clock_action("start")
+    time_.now += 5
+    session.tick()
+    session.shutdown()
+    meta = session.store.read_meta(game_id)
+    meta["clock"]["saved_at"] -= 3600  # the laptop slept for an hour
+    session.store.write_meta(game_id, meta)
+    revived = make_session(tmp_path, time_)
+    revived.resume_latest()
+    assert revived.clock.status == "paused"
+    assert revived.clock.position == pytest.approx(5.0)
+    assert any("paused where it was" in notice for notice in revived.notices)
+
+
+def test_finished_games_are_not_resumed(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    session.new_game(SETUP)
+    session.record({"type": "collapse"})
+    assert make_session(tmp_path, time_).resume_latest() is None
+
+
+def test_a_last_line_cut_short_by_a_crash_is_dropped(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    game_id = session.new_game(SETUP)
+    session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]})
+    with (tmp_path / "games" / f"{game_id}.jsonl").open("a") as file:
+        file.write('{"type": "enter", "pla')
+    revived = make_session(tmp_path, time_)
+    assert revived.resume_latest() == game_id
+    assert len(revived.game.temple) == 2
+
+
+def test_the_store_refuses_ids_it_could_not_have_made(tmp_path):
+    store = GameStore(tmp_path)
+    for bad in ("../../etc/passwd", "20261129-120000-zzzz", "", "x" * 300):
+        with pytest.raises(UnknownGame):
+            store.read_lines(bad)
+    with pytest.raises(UnknownGame):
+        store.read_lines("20261129-120000-abcd")
