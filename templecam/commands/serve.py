@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import socket
 from pathlib import Path
 
 from templecam.errors import UserError
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         host_audio=not args.no_host_audio,
         resume=not args.no_resume,
     )
+    _check_port_free(args.host, args.port)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         app = create_app(settings)
@@ -70,6 +72,19 @@ def run(args: argparse.Namespace) -> int:
     print(f"data folder: {settings.data_dir}", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
+
+
+def _check_port_free(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise UserError(
+                f"cannot listen on {host}:{port} ({error.strerror}): is templecam already "
+                "running? Open that page, or choose another --port"
+            ) from None
 
 
 def _display_host(host: str) -> str:
