@@ -32,7 +32,8 @@ def describe_event(event: Any) -> str:
         names = " and ".join(map(str, players)) if isinstance(players, list) else "?"
         gems = event.get("gems")
         count = plural(gems, "gem") if isinstance(gems, int) else "? gems"
-        return f"{names} activate {count} at {_cell(event.get('cell'))}"
+        verb = "activates" if isinstance(players, list) and len(players) == 1 else "activate"
+        return f"{names} {verb} {count} at {_cell(event.get('cell'))}"
     if kind == "unlock":
         by = event.get("by", who)
         helper = "" if by == who else f" with {by}'s golden mask"
