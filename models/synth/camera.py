@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import cv2
 import numpy as np
 
 from models.synth.settings import SynthSettings
@@ -72,16 +73,35 @@ class Camera:
         h = k @ np.column_stack([self.rotation[:, 0], self.rotation[:, 1], t])
         return h / h[2, 2]
 
-    def table_rect(self) -> tuple[float, float, float, float]:
-        """Return an axis-aligned table rectangle (x0, y0, x1, y1) in mm inside the view."""
+    def view_quad(self) -> np.ndarray:
+        """Return the table points (4, 2) in mm seen at the image corners (distortion ignored)."""
         inverse = np.linalg.inv(self.homography())
-        corners = np.array(
-            [[0, 0, 1], [self.width, 0, 1], [self.width, self.height, 1], [0, self.height, 1]]
-        )
+        w, h = self.width, self.height
+        corners = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], dtype=np.float64)
         table = corners @ inverse.T
-        table = table[:, :2] / table[:, 2:]
-        xs, ys = np.sort(table[:, 0]), np.sort(table[:, 1])
-        return float(xs[1]), float(ys[1]), float(xs[2]), float(ys[2])
+        return table[:, :2] / table[:, 2:]
+
+    def table_rect(self) -> tuple[float, float, float, float]:
+        """Return a large axis-aligned table rectangle (x0, y0, x1, y1) in mm inside the view."""
+        quad = self.view_quad().astype(np.float32)
+        centre = quad.mean(axis=0)
+        half = (quad.max(axis=0) - quad.min(axis=0)) / 2
+        best, best_area = (centre, half * 0.3), 0.0
+        for stretch in np.linspace(0.6, 1.4, 9):
+            shape = half * np.array([stretch, 1 / stretch])
+            low, high = 0.0, 1.0
+            for _ in range(16):  # the largest scale whose corners all lie in the view
+                k = (low + high) / 2
+                corners = centre + shape * k * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+                inside = all(
+                    cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in corners
+                )
+                low, high = (k, high) if inside else (low, k)
+            area = float(np.prod(shape * low))
+            if area > best_area:
+                best, best_area = (centre, shape * low), area
+        (cx, cy), (hx, hy) = best
+        return float(cx - hx), float(cy - hy), float(cx + hx), float(cy + hy)
 
     def to_json(self) -> dict[str, Any]:
         """Return the camera as JSON: the homography plus the full model it comes from."""

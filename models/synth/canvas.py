@@ -173,8 +173,15 @@ class Canvas:
         """Return (width, height)."""
         return self.rgb.shape[1], self.rgb.shape[0]
 
-    def composite(self, layer: Layer, obj_id: int = 0) -> None:
-        """Lay `layer` over the image; pixels it covers now show `obj_id` (0: background)."""
+    def composite(self, layer: Layer, obj_id: int = 0, smeared: bool = False) -> None:
+        """Lay `layer` over the image; pixels it covers now show `obj_id` (0: background).
+
+        A smeared (motion-blurred) layer is never opaque: its pixels count as covered where it
+        is at least half as opaque as its most opaque pixel, so its id covers the whole streak.
+        """
+        threshold = (
+            _COVERED * min(1.0, float(layer.alpha.max(initial=0.0))) if smeared else _COVERED
+        )
         w, h = self.size
         lh, lw = layer.shape
         x0, y0 = max(0, layer.x0), max(0, layer.y0)
@@ -182,8 +189,8 @@ class Canvas:
         sub = (slice(y0 - layer.y0, y1 - layer.y0), slice(x0 - layer.x0, x1 - layer.x0))
         a = layer.alpha[sub] if x0 < x1 and y0 < y1 else np.zeros((0, 0), np.float32)
         if obj_id:
-            full = int(np.count_nonzero(layer.alpha > _COVERED))
-            inside = int(np.count_nonzero(a > _COVERED))
+            full = int(np.count_nonzero(layer.alpha > threshold))
+            inside = int(np.count_nonzero(a > threshold))
             box = (x0, y0, max(x1, x0), max(y1, y0))
             previous = self.drawn.get(obj_id)
             if previous is not None:
@@ -201,7 +208,7 @@ class Canvas:
         roi *= 1 - a[..., None]
         roi += layer.rgb[sub]
         if obj_id:
-            self.ids[y0:y1, x0:x1][a > _COVERED] = obj_id
+            self.ids[y0:y1, x0:x1][a > threshold] = obj_id
 
     def visible(self, obj_id: int) -> tuple[int, tuple[int, int, int, int] | None]:
         """Return how many pixels still show `obj_id` and their box (x0, y0, x1, y1), exclusive."""

@@ -67,7 +67,7 @@ def draw_die(
         dx, dy = moved[1] - moved[0]
         blur_px = math.hypot(dx, dy)
         layer.motion_blur(dx, dy)
-    canvas.composite(layer, obj_id)
+    canvas.composite(layer, obj_id, smeared=blur_px >= 1.0)
     return {"size_px": size_px, "blur_px": blur_px}
 
 

@@ -154,7 +154,9 @@ def draw_figure(
     glint = light[:2] * np.array([1, -1])  # table north is image up
     for (z, _), c, r in zip(slices, centres, radii, strict=True):
         tone = colour * (0.45 + 0.5 * z / height)
-        layer.circle(c, r, tuple(np.clip(tone, 0, 1)))
+        # A darker rim on each slice keeps the hat, head and shoulders apart, as edges do.
+        layer.circle(c, r, tuple(np.clip(tone * 0.6, 0, 1)))
+        layer.circle(c, max(0.5, r - 0.8), tuple(np.clip(tone, 0, 1)))
     head = centres[-1]
     layer.circle(
         head + glint * radii[-1] * 0.35,

@@ -91,16 +91,15 @@ def _golden_mask(mask: np.ndarray) -> None:
 
 
 def _black_mask(mask: np.ndarray) -> None:
-    """A horned, angular demon mask: pointed chin, slanted eyes, a row of teeth."""
-    _poly(mask, [(42, 62), (70, 18), (84, 74)])
-    _poly(mask, [(214, 62), (186, 18), (172, 74)])
-    face = [(58, 64), (198, 64), (210, 130), (176, 200), (128, 240), (80, 200), (46, 130)]
+    """A horned, angular demon mask: pointed chin, big slanted eyes, a jagged mouth."""
+    _poly(mask, [(40, 30), (92, 64), (58, 84)])
+    _poly(mask, [(216, 30), (164, 64), (198, 84)])
+    face = [(56, 62), (200, 62), (218, 132), (180, 204), (128, 242), (76, 204), (38, 132)]
     _poly(mask, face)
-    _poly(mask, [(72, 104), (116, 122), (110, 138), (78, 126)], 0)
-    _poly(mask, [(184, 104), (140, 122), (146, 138), (178, 126)], 0)
-    _poly(mask, [(90, 168), (166, 168), (150, 196), (106, 196)], 0)
-    for x in (104, 122, 140):
-        _poly(mask, [(x, 168), (x + 12, 168), (x + 6, 184)])
+    _poly(mask, [(66, 100), (120, 124), (112, 150), (74, 134)], 0)
+    _poly(mask, [(190, 100), (136, 124), (144, 150), (182, 134)], 0)
+    mouth = [(92, 176), (110, 186), (128, 176), (146, 186), (164, 176), (150, 204), (106, 204)]
+    _poly(mask, mouth, 0)
 
 
 _DRAW: dict[str, Callable[[np.ndarray], None]] = {

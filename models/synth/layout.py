@@ -98,13 +98,13 @@ def _zones(rng: np.random.Generator, view: tuple[float, float, float, float]) ->
         side, k = slots[slot]
         along = min(rng.uniform(190, 250), width / 3 - 10)
         depth = rng.uniform(85, 115)
-        inset = rng.uniform(-20, 20)
+        inset = rng.uniform(-12, 30)
         if side in "SN":
             cx = x0 + (k + 0.5) * width / 3 + rng.uniform(-15, 15)
             cy = y0 + inset + depth / 2 if side == "S" else y1 - inset - depth / 2
             size = (along, depth)
         else:
-            along = min(along, height - 2 * 125)
+            along = max(4 * 16.0, min(along, height - 2 * 125))
             cx = x0 + inset + depth / 2 if side == "W" else x1 - inset - depth / 2
             cy = (y0 + y1) / 2 + rng.uniform(-15, 15)
             size = (depth, along)
@@ -157,9 +157,7 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
         grain = int(rng.integers(8))
         flying = rng.random() < {"rolling": 0.7, "mixed": 0.3}.get(str(mode), 0.0)
         if flying:
-            centre = np.array(
-                [rng.uniform(x0 + s, x1 - s), rng.uniform(y0 + s, y1 - s), rng.uniform(s, 3.2 * s)]
-            )
+            centre = np.array([*_inside(rng, (x0, y0, x1, y1), s), rng.uniform(s, 3.2 * s)])
             reach = rng.uniform(3, 60 if settings.hard else 30)
             heading = rng.uniform(0, 2 * math.pi)
             rotation = _random_rotation(rng)
@@ -187,7 +185,7 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
                 dx, dy = step[:, int(rng.integers(4))] * s * rng.uniform(1.02, 1.1)
                 cx, cy = other.centre[0] + dx, other.centre[1] + dy
             else:
-                cx, cy = rng.uniform(x0 + s, x1 - s), rng.uniform(y0 + s, y1 - s)
+                cx, cy = _inside(rng, (x0, y0, x1, y1), s)
             if taken.free((cx, cy), (s, s), -yaw):
                 taken.take((cx, cy), (s, s), -yaw)
                 rotation = rotation_z(yaw) @ _face_up(face, rng)
@@ -200,6 +198,15 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
         if len(resting) > 1:
             _lean(rng, settings, victim, resting[0])
     return dice
+
+
+def _inside(
+    rng: np.random.Generator, rect: tuple[float, float, float, float], margin: float
+) -> tuple[float, float]:
+    """Return a random point of `rect` at least `margin` from its edges (or its middle)."""
+    x0, y0, x1, y1 = rect
+    mx, my = min(margin, (x1 - x0) / 2), min(margin, (y1 - y0) / 2)
+    return float(rng.uniform(x0 + mx, x1 - mx)), float(rng.uniform(y0 + my, y1 - my))
 
 
 def _tilt(rng: np.random.Generator, degrees: float) -> np.ndarray:
@@ -481,7 +488,7 @@ def _clutter(
     rng: np.random.Generator, view: tuple[float, float, float, float], taken: Footprints, hard: bool
 ) -> list[Clutter]:
     """Put a few everyday things on the free parts of the table, partly out of view."""
-    kinds = {"cup": 85.0, "phone": 150.0, "rulebook": 250.0, "notepad": 130.0, "bowl": 150.0}
+    kinds = {"cup": 85.0, "phone": 150.0, "rulebook": 250.0, "notepad": 130.0, "bowl": 125.0}
     items = []
     for _ in range(int(rng.integers(0, 6 if hard else 4))):
         kind = str(rng.choice(list(kinds)))

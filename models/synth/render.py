@@ -116,7 +116,8 @@ def render_scene(scene: Scene, rng: np.random.Generator) -> Rendered:
     ]
     strength = float(rng.uniform(0.3, 0.6))
     sharp = float(rng.uniform(1.0, 3.0)) * cam.width / 1920
-    _shadows(canvas, [(p, 1.0) for p in polygons] + [(p, 0.5) for p in swept], strength, sharp)
+    _shadows(canvas, [(p, 1.0) for p in polygons], strength, sharp)
+    _shadows(canvas, [(p, 1.0) for p in swept], strength * 0.45, sharp * 4)
 
     for k, gem in enumerate(scene.gems):
         draw_gem(canvas, cam, gem, s.gem_mm, new("gem", k))
