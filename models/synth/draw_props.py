@@ -196,8 +196,20 @@ def _capsule(a: np.ndarray, b: np.ndarray, width: float, steps: int = 6) -> np.n
     return np.array(arc1 + arc2)
 
 
+def _finger(a: np.ndarray, b: np.ndarray, base: float, tip: float, steps: int = 7) -> np.ndarray:
+    """Return a tapered finger polygon from knuckle `a` to a rounded tip at `b` (2D points)."""
+    d = (b - a) / np.linalg.norm(b - a)
+    n = np.array([-d[1], d[0]])
+    angle = math.atan2(d[1], d[0])
+    arc = [
+        b + tip / 2 * np.array([math.cos(t), math.sin(t)])
+        for t in np.linspace(angle - math.pi / 2, angle + math.pi / 2, steps)
+    ]
+    return np.array([a - n * base / 2, *arc, a + n * base / 2])
+
+
 def hand_parts(hand: Hand) -> list[tuple[str, np.ndarray]]:
-    """Return the hand's polygons in table mm with heights (N, 3): arm, sleeve, palm, fingers."""
+    """Return the hand's polygons in table mm with heights (N, 3), drawn in this order."""
     s = hand.scale
     parts: list[tuple[str, np.ndarray]] = []
     end = -hand.reach
@@ -206,25 +218,28 @@ def hand_parts(hand: Hand) -> list[tuple[str, np.ndarray]]:
     sleeve = np.array([[start, -36 * s], [start, 36 * s], [end, 54 * s], [end, -54 * s]])
     palm = _capsule(np.array([0.0, 0.0]), np.array([55.0, 0.0]), 82) * s
     parts += [("skin", arm), ("sleeve", sleeve), ("skin", palm)]
-    lengths = {"flat": (62, 72, 68, 52), "cupped": (30, 34, 32, 26), "pointing": (74, 30, 28, 24)}[
-        hand.pose
-    ]
+    lengths = {"flat": (62, 72, 68, 52), "cupped": (30, 34, 32, 26), "pointing": (74, 30, 28, 24)}
     spread = 0.12 if hand.pose == "flat" else 0.04
-    for k, (offset, length) in enumerate(zip((27, 9, -9, -27), lengths, strict=True)):
+    thumb = _finger(np.array([25.0, 30.0]), np.array([62.0, 62.0]), 26, 19) * s
+    parts.append(("finger", thumb))
+    for k, (offset, length) in enumerate(zip((27, 9, -9, -27), lengths[hand.pose], strict=True)):
         angle = (k - 1.5) * -spread
-        a = np.array([80.0, offset])
-        b = a + length * np.array([math.cos(angle), math.sin(angle)])
-        parts.append(("finger", _capsule(a * s, b * s, 17 * s)))
-    thumb_a, thumb_b = np.array([25.0, 34.0]), np.array([60.0, 62.0])
-    parts.append(("finger", _capsule(thumb_a * s, thumb_b * s, 21 * s)))
+        a = np.array([76.0, offset])
+        d = np.array([math.cos(angle), math.sin(angle)])
+        b = a + length * d
+        parts.append(("finger", _finger(a * s, b * s, 19 * s, 15 * s)))
+        if length > 45:  # an outstretched finger shows its nail
+            nail = _capsule(b - d * 9, b - d * 4, 10) * s
+            parts.append(("nail", nail))
+        crease = _capsule(a + d * 14 - [0, 5], a + d * 14 + [0, 5], 1.6) * s
+        parts.append(("crease", crease))
     heading = math.radians(hand.heading)
     c, si = math.cos(heading), math.sin(heading)
+    mirror = -1.0 if hand.left else 1.0
     out = []
     for kind, poly in parts:
-        xy = (
-            np.column_stack([poly[:, 0] * c - poly[:, 1] * si, poly[:, 0] * si + poly[:, 1] * c])
-            + hand.wrist
-        )
+        x, y = poly[:, 0], poly[:, 1] * mirror
+        xy = np.column_stack([x * c - y * si, x * si + y * c]) + hand.wrist
         z = hand.height + np.clip(-poly[:, 0], 0, None) * _HAND_RISE
         out.append((kind, np.column_stack([xy, z])))
     return out
@@ -259,6 +274,10 @@ def draw_hand(
             grown = pts + (pts - pts.mean(axis=0)) * 0.06
             layer.fill(grown, tuple(skin * 0.62))
             layer.fill(pts, tuple(skin * 0.97))
+        elif kind == "nail":
+            layer.fill(pts, tuple(np.clip(skin * 1.1 + [0.08, 0.02, 0.04], 0, 1)), 0.8)
+        elif kind == "crease":
+            layer.fill(pts, tuple(skin * 0.7), 0.6)
         else:
             layer.fill(pts, tuple(skin))
     # Arms and fingers are round: darker toward their outlines.

@@ -449,7 +449,7 @@ def _hands(
     busy = [z for z in scene.zones if any(d.zone == z.index and not d.at_rest for d in scene.dice)]
     for _ in range(count):
         if busy and rng.random() < 0.75:
-            zone = busy[int(rng.integers(len(busy)))]
+            zone = busy.pop(int(rng.integers(len(busy))))  # one hand per player's dice
             target = np.array(zone.centre) + rng.normal(0, 25, 2)
             side = zone.side
         elif scene.chambers:
@@ -459,6 +459,8 @@ def _hands(
         else:
             target = np.array([rng.uniform(x0, x1), rng.uniform(y0, y1)])
             side = str(rng.choice(SIDES))
+        if not settings.hard and any(np.hypot(*(target - h.wrist)) < 150 for h in hands):
+            continue  # hands of different players rarely pile up in one spot
         inward = {"S": 90.0, "N": -90.0, "W": 0.0, "E": 180.0}[side] + rng.normal(0, 25)
         back = -np.array([math.cos(math.radians(inward)), math.sin(math.radians(inward))])
         exits = [
@@ -479,6 +481,7 @@ def _hands(
                 sleeve_from=float(rng.uniform(60, 260)),
                 scale=float(rng.uniform(0.85, 1.12)),
                 reach=reach,
+                left=bool(rng.random() < 0.5),
             )
         )
     return hands

@@ -1,11 +1,17 @@
-"""Drawing labels back onto a frame, to look at what the detector will be taught."""
+"""Drawing labels back onto a frame, to look at what the detector will be taught.
+
+The example in the docs (`docs/synth_example.jpg`) is frame 12 of seed 7, made with
+`write_example("docs/synth_example.jpg")`.
+"""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
+from models.synth.frame import render_frame
 from models.synth.labels import CLASS_NAMES
+from models.synth.settings import SynthSettings
 
 CLASS_COLOURS: dict[str, tuple[int, int, int]] = {
     "adventurer": (60, 200, 60),
@@ -40,3 +46,16 @@ def draw_labels(image: np.ndarray, labels: str, names: bool = True) -> np.ndarra
             text = name.replace("_", " ")
             cv2.putText(out, text, (x0, max(8, y0 - 3)), cv2.FONT_HERSHEY_PLAIN, 0.8, colour, 1)
     return out
+
+
+def write_example(path: str, seed: int = 7, index: int = 12, quality: int = 80) -> int:
+    """Render one 1920x1080 frame, draw its labels and save it as a JPEG; return its size."""
+    frame = render_frame(SynthSettings(), seed, index)
+    ok, data = cv2.imencode(
+        ".jpg", draw_labels(frame.image, frame.labels), [cv2.IMWRITE_JPEG_QUALITY, quality]
+    )
+    if not ok:
+        raise RuntimeError("OpenCV could not encode the example as JPEG")
+    with open(path, "wb") as file:
+        file.write(data.tobytes())
+    return len(data)

@@ -169,6 +169,8 @@ class Hand:
     scale: float
     reach: float
     """Length of the visible forearm, from the wrist back to beyond the view, in mm."""
+    left: bool = False
+    """A left hand (the thumb on the other side)."""
 
 
 @dataclass
