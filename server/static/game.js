@@ -1,0 +1,922 @@
+// The game page: the clock, the countdown alerts, the temple, every player's open actions, and
+// manual entry of events. Live updates come from /api/stream (Server-Sent Events).
+//
+// Stable test ids (data-testid):
+//   clock, clock-label, clock-left          the big game clock, its label and the time left
+//   clock-start, clock-pause, clock-resume, clock-restart, undo
+//   keys-to-escape, depot, turns-of-fate    the counters
+//   countdown-alert                          the flashing banner during a countdown
+//   notices, warnings, log, toast, outcome, connection, audio-status, enable-sound
+//   temple, tile-<x>_<y>, spot-<x>_<y>       placed tiles, and empty cells that can be discovered
+//   team-actions, team-turn_of_fate
+//   player-<pid>, where-<pid>, stats-<pid>, actions-<pid>
+//   action-<pid>-<action>[-<x>_<y>][-g<gems>][-by-<helper>][-to-<receiver>]
+//       e.g. action-red-discover-1_0, action-red-enter-1_0, action-red-activate-1_0-g1,
+//       action-red-escape, action-red-unlock-by-blue, action-red-give_die-to-blue
+//   tile-picker, pick-tile-<tile id>, picker-cancel   (the discover picker)
+//   more-<pid>, face-<pid>-<face>, roll-<pid>, report-roll-<pid>, clear-roll-<pid>
+//   advanced, advanced-json, advanced-send
+//   no-game                                  shown when the server runs no game
+
+import {
+  api,
+  ClockSync,
+  el,
+  FACE_LABELS,
+  FACES,
+  faceIcon,
+  fill,
+  formatClock,
+  gemIcon,
+  phaseAt,
+  playerBadge,
+  playerStyle,
+  positionNow,
+  setText,
+  toast,
+} from "./common.js";
+import { BrowserAudio } from "./audio.js";
+
+const $ = (id) => document.getElementById(id);
+
+const TICK_MS = 100;
+const POLL_MS = 2000;
+const MAX_RECONNECT_MS = 15000;
+const LOCAL_WARNINGS_KEPT = 3;
+const SIDE_ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
+const ACTION_ORDER = ["escape", "activate", "enter", "discover", "unlock", "give_die"];
+
+const sync = new ClockSync();
+const audio = new BrowserAudio({
+  sync,
+  statusEl: $("audio-status"),
+  enableButton: $("enable-sound"),
+});
+
+let current = null;
+let outcomeDismissedFor = null;
+let alertKey = null;
+const localWarnings = [];
+const playerCards = new Map();
+
+// ----- receiving states ---------------------------------------------------------------------
+
+/** Take a state from the stream, a poll or a POST answer; older ones are ignored. */
+function acceptState(state) {
+  if (!state || !state.clock) return;
+  if (current && state.server_time < current.server_time) return;
+  const previous = current;
+  current = state;
+  render(previous, state);
+}
+
+function render(previous, state) {
+  const game = state.game;
+  $("no-game").hidden = Boolean(game);
+  $("game-ui").hidden = !game;
+  audio.update(state);
+  if (!game) {
+    $("outcome").hidden = true;
+    return;
+  }
+  renderCounters(previous, state);
+  renderClockButtons(state);
+  renderNotices(state.notices || []);
+  renderTemple(state);
+  renderTeam(game);
+  renderPlayers(state);
+  renderWarnings(state.warnings || []);
+  renderLog(state.log || []);
+  renderOutcome(state);
+  tick();
+}
+
+// ----- counters and clock -------------------------------------------------------------------
+
+function renderCounters(previous, state) {
+  const now = state.game.state;
+  const before = previous && previous.game && previous.game_id === state.game_id ? previous.game.state : null;
+  showCounter("keys-to-escape", "keys-box", now.keys_to_escape, before && before.keys_to_escape);
+  showCounter("depot", "depot-box", now.depot, before && before.depot);
+  const fate = state.game.setup.difficulty === "professional" ? "–" : now.turns_of_fate_left;
+  showCounter("turns-of-fate", "fate-box", fate, before && before.turns_of_fate_left);
+  if (!$("depot-icon").firstChild) $("depot-icon").append(gemIcon());
+}
+
+function showCounter(id, boxId, value, previousValue) {
+  setText($(id), String(value));
+  if (previousValue !== null && previousValue !== undefined && previousValue !== value) {
+    const box = $(boxId);
+    box.classList.remove("changed");
+    void box.offsetWidth; // restart the animation
+    box.classList.add("changed");
+  }
+}
+
+function renderClockButtons(state) {
+  const status = state.clock.status;
+  $("clock-start").hidden = status !== "ready";
+  $("clock-pause").hidden = status !== "running";
+  $("clock-resume").hidden = status !== "paused";
+  $("clock-restart").hidden = status === "ready";
+  $("undo").disabled = state.game.state.outcome !== "running";
+}
+
+/** Redraw what moves with time: the clock, the countdown alert, the page title. */
+function tick() {
+  if (!current || !current.game) return;
+  const clock = current.clock;
+  const timeline = clock.timeline;
+  const position = positionNow(current, sync);
+  const t = position - timeline.intro_seconds;
+  const phase = phaseAt(timeline, t);
+  showClock(clock.status, t, phase, timeline, current.game.state.outcome);
+  showCountdownAlert(clock.status, phase, current);
+  audio.tick();
+}
+
+function showClock(status, t, phase, timeline, outcome) {
+  const box = $("clock-box");
+  let label;
+  let text;
+  let left;
+  if (status === "ready") {
+    label = "Press Start";
+    text = formatClock(0);
+    left = `${formatClock(timeline.game_seconds)} to escape`;
+  } else if (outcome !== "running" || status === "over") {
+    label = outcome === "won" ? "Escaped!" : outcome === "lost" ? "Collapsed" : "Game over";
+    text = formatClock(Math.max(0, t));
+    left = "";
+  } else if (t < 0) {
+    label = status === "paused" ? "Paused — get ready" : "Get ready — Escape! in";
+    text = formatClock(Math.ceil(-t));
+    left = `${formatClock(timeline.game_seconds)} to escape`;
+  } else {
+    label = status === "paused" ? "Paused" : "Game time";
+    text = formatClock(t);
+    left = `${formatClock(Math.ceil(phase.secondsLeft))} left`;
+  }
+  box.classList.toggle("intro", status !== "ready" && t < 0 && outcome === "running");
+  box.classList.toggle("paused", status === "paused");
+  setText($("clock-label"), label);
+  setText($("clock"), text);
+  setText($("clock-left"), left);
+  const title = status === "ready" ? "templecam" : `${text}${phase.countdown ? ` · COUNTDOWN ${phase.countdown}` : ""} · templecam`;
+  if (document.title !== title) document.title = title;
+}
+
+function showCountdownAlert(status, phase, state) {
+  const box = $("countdown-alert");
+  const active =
+    phase.countdown !== null && (status === "running" || status === "paused") && state.game.state.outcome === "running";
+  document.body.classList.toggle("alerting", active);
+  $("clock-box").classList.toggle("countdown", active);
+  if (!active) {
+    box.hidden = true;
+    alertKey = null;
+    markMustRun([]);
+    return;
+  }
+  const who = phase.countdown === 3 ? stillInside(state.game) : mustRunBack(state, phase.countdown);
+  const key = `${phase.countdown}:${who.join(",")}`;
+  if (key !== alertKey) {
+    alertKey = key;
+    fill(box, countdownHeadline(phase.countdown), countdownWho(phase.countdown, who));
+    markMustRun(phase.countdown === 3 ? [] : who);
+  }
+  setText(box.querySelector(".time-left"), `${formatClock(Math.ceil(phase.secondsLeftInCountdown))} left`);
+  box.hidden = false;
+}
+
+function countdownHeadline(n) {
+  const what = n === 3 ? "the temple collapses, get out!" : "back to the start chamber!";
+  return el(
+    "div",
+    { class: "headline" },
+    el("span", {}, `COUNTDOWN ${n} — ${what}`),
+    el("span", { class: "time-left", dataset: { testid: "countdown-left" } }),
+  );
+}
+
+function countdownWho(n, who) {
+  if (who.length === 0) {
+    const text = n === 3 ? "Everybody is out" : "Everybody is in the start chamber ✓";
+    return el("div", { class: "who", dataset: { testid: "must-run-back" } }, text);
+  }
+  const title = n === 3 ? "Still inside:" : "Must run back:";
+  return el(
+    "div",
+    { class: "who", dataset: { testid: "must-run-back" } },
+    title,
+    who.map((pid) => el("span", {}, playerBadge(pid), " ", el("span", { class: "player-name", text: pid }))),
+  );
+}
+
+/** Who must run back: the server's list when it agrees on the countdown, else the same rule here. */
+function mustRunBack(state, countdown) {
+  const serverCountdown = state.clock.phase.countdown;
+  if (serverCountdown === countdown) return state.game.must_run_back;
+  return Object.entries(state.game.players)
+    .filter(([, p]) => !p.escaped && !p.in_start)
+    .map(([pid]) => pid);
+}
+
+function stillInside(game) {
+  return Object.entries(game.players)
+    .filter(([, p]) => !p.escaped)
+    .map(([pid]) => pid);
+}
+
+function markMustRun(pids) {
+  for (const [pid, card] of playerCards) card.root.classList.toggle("must-run", pids.includes(pid));
+  for (const badge of document.querySelectorAll("#temple .badge")) {
+    badge.classList.toggle("must-run", pids.includes(badge.dataset.player));
+  }
+}
+
+// ----- notices, warnings, log, outcome ------------------------------------------------------
+
+function renderNotices(notices) {
+  const box = $("notices");
+  const key = notices.join("\n");
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  fill(box, notices.map((text) => el("div", {}, el("strong", {}, "Note: "), text)));
+}
+
+function renderWarnings(warnings) {
+  const items = [
+    ...localWarnings.map((w) => ({ ...w, local: true })),
+    ...warnings.slice().reverse(),
+  ];
+  const list = $("warnings");
+  if (items.length === 0) {
+    fill(list, el("li", { class: "none", text: "No rejected events." }));
+    return;
+  }
+  fill(
+    list,
+    items.map((item) =>
+      el(
+        "li",
+        {},
+        el("span", { class: "reason", text: item.reason }),
+        el("span", { class: "what" }, item.local ? item.text : `${atText(item.t)} · ${item.text}`),
+      ),
+    ),
+  );
+}
+
+function rememberLocalWarning(text, reason) {
+  localWarnings.unshift({ text, reason, t: null });
+  localWarnings.length = Math.min(localWarnings.length, LOCAL_WARNINGS_KEPT);
+  if (current && current.game) renderWarnings(current.warnings || []);
+}
+
+function atText(t) {
+  return typeof t === "number" ? formatClock(t) : "–";
+}
+
+function renderLog(log) {
+  const list = $("log");
+  const key = log.length ? `${log.length}:${log[log.length - 1].line}` : "empty";
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  if (log.length === 0) {
+    fill(list, el("li", {}, el("span", { class: "at" }), el("span", { class: "muted", text: "Nothing happened yet." })));
+    return;
+  }
+  fill(
+    list,
+    log
+      .slice()
+      .reverse()
+      .map((entry) =>
+        el(
+          "li",
+          { class: entry.ok ? "" : "rejected" },
+          el("span", { class: "at", text: atText(entry.t) }),
+          el(
+            "span",
+            { class: "text" },
+            entry.ok ? "" : "✗ ",
+            entry.text,
+            entry.source && entry.source !== "manual" ? el("span", { class: "source", text: entry.source }) : null,
+            entry.ok ? null : el("span", { class: "reason", text: entry.reason }),
+          ),
+        ),
+      ),
+  );
+}
+
+function renderOutcome(state) {
+  const box = $("outcome");
+  const outcome = state.game.state.outcome;
+  if (outcome === "running" || outcomeDismissedFor === state.game_id) {
+    box.hidden = true;
+    return;
+  }
+  if (!box.hidden && box.dataset.game === state.game_id) return;
+  box.dataset.game = state.game_id;
+  const won = outcome === "won";
+  const inside = stillInside(state.game);
+  const detail = won
+    ? "Everybody escaped from the temple!"
+    : `The temple collapsed${inside.length ? ` with ${inside.join(", ")} still inside` : ""}.`;
+  box.className = `outcome ${won ? "won" : "lost"}`;
+  fill(
+    box,
+    el(
+      "div",
+      { class: "box" },
+      el("div", { class: "word", text: won ? "WON!" : "LOST" }),
+      el("div", { class: "detail", text: detail }),
+      el(
+        "div",
+        { class: "button-row" },
+        el("button", { class: "btn btn-big", dataset: { testid: "outcome-close" }, onclick: dismissOutcome }, "Show the board"),
+        el("a", { class: "btn btn-primary btn-big", href: "/setup" }, "New game"),
+      ),
+    ),
+  );
+  box.hidden = false;
+}
+
+function dismissOutcome() {
+  outcomeDismissedFor = current ? current.game_id : null;
+  $("outcome").hidden = true;
+}
+
+function renderTeam(game) {
+  const box = $("team");
+  const actions = game.team_actions;
+  const fate = game.state.turns_of_fate_left;
+  fill(
+    box,
+    el("strong", {}, "Team"),
+    actions.length === 0
+      ? el("span", { class: "muted", text: "no turn of fate in this game" })
+      : actions.map((action) => actionButton("team", action, `team-${action.action}`)),
+    el("span", { class: "muted", text: `spare gems: ${game.state.spare} · turns of fate left: ${fate}` }),
+  );
+}
+
+// ----- the temple ---------------------------------------------------------------------------
+
+function cellKey(cell) {
+  return `${cell[0]}_${cell[1]}`;
+}
+
+/** Empty cells that someone could discover now. */
+function discoverSpots(game) {
+  const spots = new Map();
+  for (const player of Object.values(game.players)) {
+    for (const action of player.actions) {
+      if (action.action === "discover") spots.set(cellKey(action.event.cell), action.event.cell);
+    }
+  }
+  return [...spots.values()];
+}
+
+function renderTemple(state) {
+  const game = state.game;
+  const spots = discoverSpots(game);
+  const cells = [...game.temple.map((tile) => tile.cell), ...spots];
+  const xs = cells.map((c) => c[0]);
+  const ys = cells.map((c) => c[1]);
+  const minX = Math.min(...xs);
+  const maxY = Math.max(...ys);
+  const cols = Math.max(...xs) - minX + 1;
+  const rows = maxY - Math.min(...ys) + 1;
+  const size = cellSize(cols, rows);
+  const grid = $("temple");
+  grid.style.setProperty("--cell", `${size}px`);
+  grid.style.gridTemplateColumns = `repeat(${cols}, ${size}px)`;
+  grid.style.gridTemplateRows = `repeat(${rows}, ${size}px)`;
+  const place = (node, cell) => {
+    node.style.gridColumn = String(cell[0] - minX + 1);
+    node.style.gridRow = String(maxY - cell[1] + 1);
+    return node;
+  };
+  fill(
+    grid,
+    game.temple.map((tile) => place(tileNode(tile, game), tile.cell)),
+    spots.map((cell) => place(spotNode(cell), cell)),
+  );
+}
+
+function cellSize(cols, rows) {
+  const wrap = $("temple-wrap");
+  const width = Math.max(240, wrap.clientWidth - 12);
+  const top = wrap.getBoundingClientRect().top + window.scrollY;
+  const height = Math.max(320, window.innerHeight - top - 70);
+  const gap = 6;
+  const byWidth = Math.floor((width - gap * (cols - 1)) / cols);
+  const byHeight = Math.floor((height - gap * (rows - 1)) / rows);
+  return Math.max(96, Math.min(210, byWidth, byHeight));
+}
+
+function tileNode(tile, game) {
+  const classes = ["tile", `kind-${tile.kind}`];
+  if (tile.gem_icons) classes.push(`gems-${tile.gem_icons.icon}`);
+  const name = tile.kind === "start" ? "Start" : tile.kind === "exit" ? "Exit" : tile.name;
+  return el(
+    "div",
+    {
+      class: classes.join(" "),
+      title: `${tile.name} (${tile.tile}) at [${tile.cell}], stairs ${tile.stairs}`,
+      dataset: { testid: `tile-${cellKey(tile.cell)}`, tile: tile.tile },
+    },
+    wallsSvg(tile.open_sides, tile.stairs),
+    el(
+      "div",
+      { class: "tile-body" },
+      el("div", { class: "tile-name", text: name }),
+      entryRow(tile),
+      gemRow(tile),
+      el(
+        "div",
+        { class: "tile-players" },
+        tile.players.map((pid) => playerBadge(pid, game.must_run_back.includes(pid) ? "must-run" : "")),
+      ),
+    ),
+  );
+}
+
+function entryRow(tile) {
+  if (tile.kind === "start") return el("div", { class: "tile-row" });
+  if (tile.enter.length === 0) return el("div", { class: "tile-row", text: "free entry" });
+  return el("div", { class: "tile-row", title: "to enter" }, "in:", tile.enter.map((face) => faceIcon(face)));
+}
+
+function gemRow(tile) {
+  const spec = tile.gem_icons;
+  if (!spec) return el("div", { class: "tile-row" });
+  const gems = [];
+  for (let i = 0; i < spec.count; i += 1) gems.push(el("span", { class: `gem${i < tile.gems ? " active" : ""}` }));
+  const label = tile.gems ? `${tile.gems} active` : spec.costs.join("·");
+  return el(
+    "div",
+    { class: "tile-row", title: `${spec.count} gem icon(s): ${spec.costs.join(", ")} ${spec.icon}s` },
+    gems,
+    faceIcon(spec.icon),
+    el("span", { class: "gem-costs", text: label }),
+  );
+}
+
+const SIDE_ROTATION = { S: 0, W: 90, N: 180, E: 270 };
+const WALLS = {
+  N: [[0, 3.5, 100, 3.5]],
+  S: [[0, 96.5, 100, 96.5]],
+  W: [[3.5, 0, 3.5, 100]],
+  E: [[96.5, 0, 96.5, 100]],
+};
+
+/** The tile's walls (gaps for doors) and its stairway, as SVG on a 100 x 100 square. */
+function wallsSvg(openSides, stairs) {
+  const parts = [];
+  for (const side of ["N", "E", "S", "W"]) {
+    const [x1, y1, x2, y2] = WALLS[side][0];
+    if (!openSides.includes(side)) {
+      parts.push(`<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}"/>`);
+    } else if (x1 === x2) {
+      parts.push(`<line x1="${x1}" y1="0" x2="${x1}" y2="32"/><line x1="${x1}" y1="68" x2="${x1}" y2="100"/>`);
+    } else {
+      parts.push(`<line x1="0" y1="${y1}" x2="32" y2="${y1}"/><line x1="68" y1="${y1}" x2="100" y2="${y1}"/>`);
+    }
+  }
+  const steps =
+    `<g class="stairs" transform="rotate(${SIDE_ROTATION[stairs] || 0} 50 50)" stroke-width="2.6">` +
+    '<line x1="37" y1="93" x2="63" y2="93"/><line x1="39" y1="88" x2="61" y2="88"/>' +
+    '<line x1="41" y1="83" x2="59" y2="83"/></g>';
+  const span = document.createElement("span");
+  span.innerHTML =
+    '<svg class="walls" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true" ' +
+    'stroke="var(--wall)" stroke-width="7" stroke-linecap="square">' +
+    `${parts.join("")}${steps}</svg>`;
+  return span.firstChild;
+}
+
+function spotNode(cell) {
+  return el(
+    "div",
+    { class: "tile spot", dataset: { testid: `spot-${cellKey(cell)}` }, title: `empty cell [${cell}]` },
+    el("div", {}, "?", el("span", { text: "undiscovered" })),
+  );
+}
+
+// ----- players -------------------------------------------------------------------------------
+
+function renderPlayers(state) {
+  const game = state.game;
+  const pids = Object.keys(game.players);
+  const box = $("players");
+  if ([...playerCards.keys()].join() !== pids.join() || box.dataset.game !== state.game_id) {
+    playerCards.clear();
+    box.dataset.game = state.game_id;
+    fill(box, pids.map((pid) => buildCard(pid)));
+  }
+  for (const pid of pids) updateCard(playerCards.get(pid), game.players[pid], game);
+}
+
+function buildCard(pid) {
+  const look = playerStyle(pid);
+  const card = {
+    pid,
+    roll: [],
+    where: el("span", { class: "where", dataset: { testid: `where-${pid}` } }),
+    stats: el("div", { class: "player-stats", dataset: { testid: `stats-${pid}` } }),
+    showing: el("div", { class: "showing", dataset: { testid: `showing-${pid}` } }),
+    actions: el("div", { class: "actions", dataset: { testid: `actions-${pid}` } }),
+    rollBox: el("div", { class: "roll", dataset: { testid: `roll-${pid}` } }),
+    reportButton: null,
+    dice: 0,
+  };
+  card.reportButton = el(
+    "button",
+    { class: "btn", dataset: { testid: `report-roll-${pid}` }, onclick: () => reportRoll(card) },
+    "Report roll",
+  );
+  const more = el(
+    "details",
+    { class: "more", dataset: { testid: `more-${pid}` } },
+    el("summary", {}, "More events: report a dice roll"),
+    el(
+      "div",
+      { class: "dice-entry" },
+      FACES.map((face) =>
+        el(
+          "button",
+          {
+            class: "btn face-btn",
+            title: `add ${FACE_LABELS[face]}`,
+            dataset: { testid: `face-${pid}-${face}` },
+            onclick: () => addFace(card, face),
+          },
+          faceIcon(face),
+          FACE_LABELS[face],
+        ),
+      ),
+    ),
+    el(
+      "div",
+      { class: "dice-entry" },
+      card.rollBox,
+      card.reportButton,
+      el("button", { class: "btn", dataset: { testid: `clear-roll-${pid}` }, onclick: () => clearRoll(card) }, "Clear"),
+    ),
+  );
+  card.root = el(
+    "article",
+    {
+      class: "player",
+      style: { "--pc": look.colour },
+      dataset: { testid: `player-${pid}`, player: pid },
+    },
+    el("span", { class: `stripe ${look.pattern}` }),
+    el("div", { class: "player-head" }, playerBadge(pid), el("span", { class: "player-name", text: pid }), card.stats),
+    card.where,
+    card.showing,
+    card.actions,
+    more,
+  );
+  playerCards.set(pid, card);
+  showRoll(card);
+  return card.root;
+}
+
+function updateCard(card, player, game) {
+  card.dice = player.dice;
+  card.root.classList.toggle("escaped", player.escaped);
+  if (player.escaped) {
+    fill(card.where, el("strong", { text: "out of the temple" }));
+  } else {
+    fill(card.where, "in ", el("strong", { text: player.in_start ? "the start chamber" : player.chamber || "?" }));
+  }
+  fill(
+    card.stats,
+    el("span", {}, el("b", { text: String(player.dice) }), player.dice === 1 ? " die" : " dice"),
+    player.locked ? el("span", { class: "locked" }, faceIcon("black_mask"), " locked ", el("b", { text: String(player.locked) })) : null,
+    player.escaped ? el("span", { class: "escaped-flag", text: "✓ ESCAPED" }) : null,
+    player.gave_die ? el("span", { class: "muted", text: "gave a die" }) : null,
+  );
+  showShowing(card, player, game.setup.track_dice);
+  showActions(card, player);
+  showRoll(card);
+}
+
+function showShowing(card, player, trackDice) {
+  if (!trackDice || player.escaped) {
+    card.showing.hidden = true;
+    return;
+  }
+  card.showing.hidden = false;
+  const faces = [];
+  for (const face of FACES) for (let i = 0; i < (player.showing[face] || 0); i += 1) faces.push(faceIcon(face));
+  for (let i = 0; i < player.locked; i += 1) faces.push(faceIcon("black_mask"));
+  fill(
+    card.showing,
+    "showing: ",
+    faces.length ? faces : el("span", { text: player.rolled ? "nothing usable" : "not rolled yet" }),
+    el("span", { text: ` · ${player.free_dice} free to roll` }),
+  );
+}
+
+function showActions(card, player) {
+  const actions = player.actions
+    .map((action, index) => ({ action, index }))
+    .sort((a, b) => rank(a.action) - rank(b.action) || a.index - b.index)
+    .map(({ action }) => actionButton(card.pid, action, actionTestId(card.pid, action)));
+  if (actions.length === 0) {
+    const text = player.escaped ? "escaped: nothing left to do" : "no action open here";
+    fill(card.actions, el("span", { class: "no-actions", text }));
+  } else {
+    fill(card.actions, actions);
+  }
+}
+
+function rank(action) {
+  const index = ACTION_ORDER.indexOf(action.action);
+  return index === -1 ? ACTION_ORDER.length : index;
+}
+
+/** action-<pid>-<action>[-<x>_<y>][-g<gems>][-by-<helper>][-to-<receiver>] */
+export function actionTestId(pid, action) {
+  const event = action.event;
+  const parts = ["action", pid, action.action];
+  if (Array.isArray(event.cell)) parts.push(cellKey(event.cell));
+  if (action.action === "activate") parts.push(`g${event.gems}`);
+  if (action.action === "unlock") parts.push(`by-${event.by}`);
+  if (action.action === "give_die") parts.push(`to-${event.to}`);
+  return parts.join("-");
+}
+
+function actionButton(pid, action, testid) {
+  const button = el(
+    "button",
+    {
+      class: `action kind-${action.action}`,
+      disabled: !action.possible,
+      dataset: { testid },
+      title: JSON.stringify(action.event),
+      onclick: () => takeAction(pid, action),
+    },
+    el("span", { class: "label" }, actionLabel(action)),
+  );
+  if (!action.possible) {
+    const why = action.blocked ? `blocked: ${action.blocked}` : action.missing_text ? `missing ${action.missing_text}` : "";
+    if (why) button.append(el("span", { class: "why", text: why }));
+  }
+  const odds = oddsText(action);
+  if (odds) button.append(el("span", { class: "odds", text: odds }));
+  return button;
+}
+
+function actionLabel(action) {
+  const label = readable(action.label.charAt(0).toUpperCase() + action.label.slice(1));
+  const side = /\(([NESW])\)$|to the ([NESW])$/.exec(action.label);
+  const arrow = side ? `${SIDE_ARROWS[side[1] || side[2]]} ` : "";
+  return `${arrow}${label}`;
+}
+
+/** Work around the rules' plural of "torch" ("4 torchs"). */
+function readable(text) {
+  return text.replace(/\btorchs\b/g, "torches");
+}
+
+function oddsText(action) {
+  if (action.possible || action.blocked || action.chance_next_roll === null) return "";
+  const chance = `next roll ${Math.round(action.chance_next_roll * 100)} %`;
+  if (action.expected_rolls === null) return `${chance}, not enough dice`;
+  return `${chance}, ~${action.expected_rolls.toFixed(1)} rolls`;
+}
+
+function takeAction(pid, action) {
+  if (action.action === "discover") openPicker(pid, action);
+  else sendEvent(action.event);
+}
+
+// ----- the dice roll entry ----------------------------------------------------------------------
+
+function addFace(card, face) {
+  if (card.roll.length >= card.dice) {
+    toast(`${card.pid} holds ${card.dice} dice: remove a face first`, "error", 4);
+    return;
+  }
+  card.roll.push(face);
+  showRoll(card);
+}
+
+function clearRoll(card) {
+  card.roll = [];
+  showRoll(card);
+}
+
+function showRoll(card) {
+  fill(
+    card.rollBox,
+    card.roll.length === 0
+      ? el("span", { class: "muted", text: `click ${card.dice} faces` })
+      : card.roll.map((face, index) =>
+          el(
+            "button",
+            {
+              title: `remove ${FACE_LABELS[face]}`,
+              "aria-label": `remove ${FACE_LABELS[face]}`,
+              onclick: () => {
+                card.roll.splice(index, 1);
+                showRoll(card);
+              },
+            },
+            faceIcon(face),
+          ),
+        ),
+  );
+  setText(card.reportButton, `Report roll (${card.roll.length}/${card.dice})`);
+  card.reportButton.disabled = card.roll.length === 0;
+}
+
+async function reportRoll(card) {
+  const verdict = await sendEvent({ type: "dice", player: card.pid, faces: card.roll.slice() });
+  if (verdict && verdict.ok) clearRoll(card);
+}
+
+// ----- the discover picker ----------------------------------------------------------------------
+
+function openPicker(pid, action) {
+  const dialog = $("tile-picker");
+  const pile = current.game.draw_pile;
+  const side = /to the ([NESW])$/.exec(action.label);
+  setText($("picker-title"), `${pid} discovers the chamber ${side ? `to the ${side[1]}` : `at [${action.event.cell}]`}: which tile?`);
+  fill(
+    $("picker-tiles"),
+    pile.length === 0
+      ? el("p", { class: "muted", text: "The draw pile is empty." })
+      : pile.map((tile) =>
+          el(
+            "button",
+            {
+              class: "btn",
+              dataset: { testid: `pick-tile-${tile.id}` },
+              onclick: () => {
+                dialog.close();
+                sendEvent({ ...action.event, tile: tile.id });
+              },
+            },
+            tile.name,
+            el("small", { text: ` ${tile.id}` }),
+          ),
+        ),
+  );
+  dialog.showModal();
+}
+
+// ----- sending --------------------------------------------------------------------------------
+
+/** POST an event; show a rejection loudly. Resolves to the verdict (or null on error). */
+async function sendEvent(event) {
+  const result = await api("/api/event", { method: "POST", body: { event } });
+  return handleVerdict(result, `${event.type} event`);
+}
+
+function handleVerdict(result, what) {
+  if (!result.ok) {
+    toast(`${what} not sent: ${result.error}`);
+    rememberLocalWarning(what, result.error);
+    return null;
+  }
+  acceptState(result.data.state);
+  const verdict = result.data.verdict;
+  if (!verdict.ok) toast(`Rejected: ${verdict.reason}`);
+  return verdict;
+}
+
+async function undo() {
+  const result = await api("/api/undo", { method: "POST", body: {} });
+  const verdict = handleVerdict(result, "undo");
+  if (verdict && verdict.ok) toast("The last event was taken back.", "info", 3);
+}
+
+let restartArmedUntil = 0;
+
+async function clockAction(action) {
+  if (action === "restart" && Date.now() > restartArmedUntil) {
+    restartArmedUntil = Date.now() + 4000;
+    setText($("clock-restart"), "↺ Sure? Click again");
+    setTimeout(() => setText($("clock-restart"), "↺ Restart"), 4000);
+    return;
+  }
+  setText($("clock-restart"), "↺ Restart");
+  const result = await api("/api/clock", { method: "POST", body: { action } });
+  if (!result.ok) {
+    toast(`${action}: ${result.error}`);
+    rememberLocalWarning(`clock ${action}`, result.error);
+    return;
+  }
+  if (action === "restart") outcomeDismissedFor = null;
+  acceptState(result.data);
+  audio.userGesture();
+}
+
+function sendAdvanced() {
+  const text = $("advanced-json").value;
+  let event;
+  try {
+    event = JSON.parse(text);
+  } catch (error) {
+    toast(`That is not valid JSON: ${error.message}`);
+    return;
+  }
+  if (!event || typeof event !== "object" || Array.isArray(event)) {
+    toast('An event is a JSON object, e.g. {"type": "escape", "player": "red"}');
+    return;
+  }
+  sendEvent(event);
+}
+
+// ----- live updates ----------------------------------------------------------------------------
+
+/** EventSource on /api/stream; on error: reconnect with back-off, and poll /api/state meanwhile. */
+class LiveUpdates {
+  constructor(onState, statusEl) {
+    this.onState = onState;
+    this.statusEl = statusEl;
+    this.delay = 1000;
+    this.pollTimer = null;
+    this.source = null;
+  }
+
+  start() {
+    this.connect();
+    this.poll(); // the first state, in case the stream is slow to open
+  }
+
+  connect() {
+    const source = new EventSource("/api/stream");
+    this.source = source;
+    source.onopen = () => {
+      this.delay = 1000;
+      this.setStatus("live", "● live");
+      this.stopPolling();
+    };
+    source.onmessage = (message) => {
+      try {
+        this.onState(JSON.parse(message.data));
+      } catch (error) {
+        console.error("bad state from the stream", error);
+      }
+    };
+    source.onerror = () => {
+      source.close();
+      if (this.source !== source) return;
+      this.source = null;
+      this.setStatus("down", `reconnecting… (retry in ${Math.round(this.delay / 1000)} s)`);
+      this.startPolling();
+      setTimeout(() => this.connect(), this.delay);
+      this.delay = Math.min(this.delay * 2, MAX_RECONNECT_MS);
+    };
+  }
+
+  setStatus(kind, text) {
+    this.statusEl.className = kind;
+    setText(this.statusEl, text);
+  }
+
+  startPolling() {
+    if (this.pollTimer === null) this.pollTimer = setInterval(() => this.poll(), POLL_MS);
+  }
+
+  stopPolling() {
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  async poll() {
+    const result = await api("/api/state");
+    if (result.ok) this.onState(result.data);
+  }
+}
+
+// ----- start ------------------------------------------------------------------------------------
+
+function wireControls() {
+  for (const action of ["start", "pause", "resume", "restart"]) {
+    $(`clock-${action}`).addEventListener("click", () => clockAction(action));
+  }
+  $("undo").addEventListener("click", undo);
+  $("advanced-send").addEventListener("click", sendAdvanced);
+  $("picker-cancel").addEventListener("click", () => $("tile-picker").close());
+  window.addEventListener("resize", () => current && current.game && renderTemple(current));
+  // Browsers let a page start audio after a click: any first click enables the soundtrack.
+  document.addEventListener("pointerdown", () => audio.userGesture(), { capture: true });
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) sync.measure();
+  });
+}
+
+wireControls();
+new LiveUpdates(acceptState, $("connection")).start();
+sync.measure().then(tick);
+setInterval(() => sync.measure(), 60000);
+setInterval(tick, TICK_MS);

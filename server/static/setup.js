@@ -1,0 +1,129 @@
+// The set-up page: players, difficulty, soundtrack, dice tracking -> POST /api/games -> /game.
+//
+// Test ids: player-toggle-<colour> (aria-pressed), difficulty-<level>, audio-<mode>,
+// module-basic, track-dice, start-game, setup-error, setup-summary, running-game, games-link.
+
+import { api, el, fill, PLAYER_COLOURS, playerStyle, shapeIcon } from "./common.js";
+
+const form = document.getElementById("setup");
+const togglesBox = document.getElementById("player-toggles");
+const errorBox = document.getElementById("setup-error");
+const summary = document.getElementById("setup-summary");
+const startButton = document.getElementById("start-game");
+
+const chosen = new Set();
+
+function buildToggles() {
+  for (const colour of PLAYER_COLOURS) {
+    const look = playerStyle(colour);
+    const button = el(
+      "button",
+      {
+        type: "button",
+        class: "player-toggle",
+        "aria-pressed": "false",
+        style: { "--pc": look.colour },
+        dataset: { testid: `player-toggle-${colour}`, player: colour },
+        onclick: () => togglePlayer(colour, button),
+      },
+      el("span", { class: "swatch" }, shapeIcon(look.shape)),
+      el("span", { class: "player-name", text: colour }),
+      el("span", { class: "check", text: "not playing" }),
+    );
+    togglesBox.append(button);
+  }
+}
+
+function togglePlayer(colour, button) {
+  if (chosen.has(colour)) chosen.delete(colour);
+  else chosen.add(colour);
+  const on = chosen.has(colour);
+  button.setAttribute("aria-pressed", String(on));
+  button.querySelector(".check").textContent = on ? "✓ playing" : "not playing";
+  hideError();
+  updateSummary();
+}
+
+/** The chosen players, in the order of the toggles (the table's seating is not known). */
+function chosenPlayers() {
+  return PLAYER_COLOURS.filter((colour) => chosen.has(colour));
+}
+
+function selected(name) {
+  const input = form.querySelector(`input[name="${name}"]:checked`);
+  return input ? input.value : null;
+}
+
+function updateSummary() {
+  const players = chosenPlayers();
+  const who = players.length ? players.join(", ") : "nobody yet";
+  const dice = document.getElementById("track-dice").checked ? "camera tracks the dice" : "manual mode";
+  summary.textContent = `${players.length} player${players.length === 1 ? "" : "s"}: ${who} · ${selected("difficulty")} · ${dice}`;
+}
+
+function showError(message) {
+  errorBox.textContent = message;
+  errorBox.hidden = false;
+}
+
+function hideError() {
+  errorBox.hidden = true;
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const players = chosenPlayers();
+  if (players.length === 0) {
+    showError("Choose at least one player: click the colours of the adventurers at the table.");
+    return;
+  }
+  const body = {
+    players,
+    difficulty: selected("difficulty"),
+    modules: [],
+    track_dice: document.getElementById("track-dice").checked,
+    audio: selected("audio"),
+  };
+  startButton.disabled = true;
+  startButton.textContent = "Starting…";
+  const result = await api("/api/games", { method: "POST", body });
+  if (result.ok) {
+    window.location.assign("/game");
+    return;
+  }
+  startButton.disabled = false;
+  startButton.textContent = "Start game";
+  showError(`The game could not start: ${result.error}`);
+}
+
+/** Tell whether host audio exists, and whether a game is already running. */
+async function loadServerState() {
+  const result = await api("/api/state");
+  if (!result.ok) {
+    showError(`The server did not answer: ${result.error}`);
+    return;
+  }
+  const state = result.data;
+  const audio = state.audio || {};
+  if (!audio.host_available) {
+    const hostInput = form.querySelector('input[name="audio"][value="host"]');
+    hostInput.disabled = true;
+    document.getElementById("host-audio-note").textContent = `not available: ${audio.host_reason}`;
+  }
+  if (state.game && state.game.state.outcome === "running") {
+    const box = document.getElementById("running-game");
+    fill(
+      box,
+      `A game is running (${state.game.setup.players.join(", ")}). Starting a new one keeps it saved. `,
+      el("a", { href: "/game", text: "Go back to it" }),
+    );
+    box.hidden = false;
+    document.getElementById("game-link").hidden = false;
+  }
+}
+
+buildToggles();
+form.addEventListener("submit", startGame);
+form.addEventListener("change", updateSummary);
+updateSummary();
+loadServerState();

@@ -1,0 +1,160 @@
+"""Fixtures for the dashboard's browser tests: a real server on loopback and Debian's Chromium.
+
+The browser tests carry the `browser` marker: `pytest -m "not browser"` deselects them. When
+they run, a missing Chromium is a failure with a clear message, never a silent skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SERVER_START_SECONDS = 30.0
+
+SHORT_TIMELINE = {
+    "intro_seconds": 2.0,
+    "game_seconds": 40.0,
+    "countdowns": [
+        {"n": 1, "start": 6.0, "end": 9.0},
+        {"n": 2, "start": 14.0, "end": 16.0},
+        {"n": 3, "start": 30.0, "end": 40.0},
+    ],
+}
+"""A 42-second soundtrack: countdown 1 comes 8 s after Start, so a test can wait for it."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "browser: drives Debian's Chromium (/usr/bin/chromium) against a real server; "
+        'deselect with -m "not browser"',
+    )
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    """A `templecam serve` process on loopback."""
+
+    url: str
+    data_dir: Path
+    log_path: Path
+
+    def get(self, path: str) -> object:
+        """GET a JSON document from the server."""
+        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+            return json.load(response)
+
+    def post(self, path: str, body: object) -> object:
+        """POST a JSON body; return the JSON answer (raises on an HTTP error)."""
+        request = urllib.request.Request(
+            self.url + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_up(url: str, process: subprocess.Popen[bytes], log_path: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"the server exited with status {process.returncode}:\n{log_path.read_text()}"
+            )
+        try:
+            with urllib.request.urlopen(url + "/api/state", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(
+        f"the server did not answer in {SERVER_START_SECONDS:.0f} s:\n{log_path.read_text()}"
+    )
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """Run `python -m templecam serve` with a short timeline and its own data folder."""
+    base = tmp_path_factory.mktemp("live-server")
+    timeline = base / "timeline.json"
+    timeline.write_text(json.dumps(SHORT_TIMELINE))
+    data_dir = base / "data"
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "templecam",
+        "serve",
+        "--no-host-audio",
+        "--port",
+        str(port),
+        "--timeline",
+        str(timeline),
+        "--data-dir",
+        str(data_dir),
+    ]
+    log_path = base / "server.log"
+    env = {**os.environ, "TEMPLECAM_DATA": str(data_dir), "PYTHONUNBUFFERED": "1"}
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, process, log_path)
+        yield LiveServer(url, data_dir, log_path)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[object]:
+    """Debian's Chromium under Playwright (never a downloaded browser)."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install chromium) to run "
+            'the browser tests, or deselect them with -m "not browser"',
+            pytrace=False,
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

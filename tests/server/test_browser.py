@@ -1,0 +1,167 @@
+"""Real-browser tests of the dashboard: Debian's Chromium, driven by Playwright, against a real
+`templecam serve` on loopback with a 42-second soundtrack (see conftest.py).
+
+They check what a person at the table sees: the clock moving, the counters dropping after a gem
+is activated, a rejected event's reason, the countdown alert naming who must run back, undo, the
+past games page, and live updates between two open pages. They also write the README's
+screenshots to docs/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = {"width": 1600, "height": 1000}
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+UI_TIMEOUT_MS = 5_000
+COUNTDOWN_TIMEOUT_MS = 15_000
+"""Countdown 1 starts 8 s of soundtrack after Start (2 s intro + 6 s)."""
+
+
+@pytest.fixture
+def page(chromium: Browser, live_server: Any) -> Iterator[Page]:
+    """A fresh 1600 x 1000 page on the live server."""
+    context = chromium.new_context(viewport=VIEWPORT, base_url=live_server.url)
+    context.set_default_timeout(UI_TIMEOUT_MS)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def _screenshot(page: Page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path: Path = SCREENSHOTS / name
+    page.evaluate("window.scrollTo(0, 0)")  # clicks may have scrolled; show the top of the page
+    page.screenshot(path=str(path), full_page=False)
+
+
+def _temple_tiles(live_server: Any) -> set[str]:
+    state = live_server.get("/api/state")
+    assert isinstance(state, dict)
+    return {tile["tile"] for tile in state["game"]["temple"]}
+
+
+def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) -> None:
+    # Set-up: red and blue, manual mode (the camera box is unchecked by default).
+    page.goto("/setup")
+    page.get_by_test_id("player-toggle-red").click()
+    page.get_by_test_id("player-toggle-blue").click()
+    expect(page.get_by_test_id("player-toggle-red")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("track-dice")).not_to_be_checked()
+    _screenshot(page, "setup.png")
+    page.get_by_test_id("start-game").click()
+    expect(page).to_have_url(re.compile(r"/game$"))
+
+    keys = page.get_by_test_id("keys-to-escape")
+    depot = page.get_by_test_id("depot")
+    expect(depot).to_have_text("7")
+    expect(keys).to_have_text("8")
+
+    # Start: the clock moves.
+    page.get_by_test_id("clock-start").click()
+    clock = page.get_by_test_id("clock")
+    expect(page.get_by_test_id("clock-pause")).to_be_visible()
+    before = clock.inner_text()
+    expect(clock).not_to_have_text(before, timeout=3_000)
+
+    # Red discovers the one-gem key chamber to the east, enters it and activates its gem.
+    page.get_by_test_id("action-red-discover-1_0").click()
+    expect(page.get_by_test_id("tile-picker")).to_be_visible()
+    page.get_by_test_id("pick-tile-gem1-key-1").click()
+    expect(page.get_by_test_id("tile-1_0")).to_contain_text("Chamber with one gem (keys) 1")
+    page.get_by_test_id("action-red-enter-1_0").click()
+    expect(page.get_by_test_id("where-red")).to_contain_text("Chamber with one gem (keys) 1")
+    expect(page.get_by_test_id("tile-1_0").get_by_label("red")).to_be_visible()
+    page.get_by_test_id("action-red-activate-1_0-g1").click()
+    expect(depot).to_have_text("6")
+    expect(keys).to_have_text("7")
+
+    # Blue discovers a chamber to the west (taken back by undo below) and stays in the start.
+    page.get_by_test_id("action-blue-discover--1_0").click()
+    page.get_by_test_id("pick-tile-chamber-1").click()
+    expect(page.get_by_test_id("tile--1_0")).to_contain_text("Chamber 1")
+
+    # A rejected event, entered as JSON: its reason is shown loudly.
+    page.get_by_test_id("advanced").locator("summary").click()
+    page.get_by_test_id("advanced-json").fill('{"type": "escape", "player": "blue"}')
+    page.get_by_test_id("advanced-send").click()
+    toast = page.get_by_test_id("toast").filter(has_text="not in the exit chamber")
+    expect(toast).to_be_visible()
+    expect(page.get_by_test_id("warnings")).to_contain_text("blue is not in the exit chamber")
+    expect(page.get_by_test_id("log")).to_contain_text("blue escapes")
+    _screenshot(page, "game.png")
+    toast.click()  # dismissed, so that it does not hide the countdown alert
+    expect(toast).to_have_count(0)
+
+    # Countdown 1: the alert flashes and names red, who is outside the start chamber.
+    alert = page.get_by_test_id("countdown-alert")
+    expect(alert).to_be_visible(timeout=COUNTDOWN_TIMEOUT_MS)
+    expect(alert).to_contain_text("COUNTDOWN 1")
+    expect(alert).to_contain_text("back to the start chamber")
+    must_run = page.get_by_test_id("must-run-back")
+    expect(must_run).to_contain_text("red")
+    expect(must_run).not_to_contain_text("blue")
+    _screenshot(page, "countdown.png")
+
+    # Undo takes back the last player event: blue's discovery disappears, red's stays.
+    page.get_by_test_id("undo").click()
+    expect(page.get_by_test_id("tile--1_0")).to_have_count(0)
+    expect(page.get_by_test_id("tile-1_0")).to_be_visible()
+    assert _temple_tiles(live_server) == {"start", "gem1-key-1"}
+
+
+def test_past_games_lists_a_game_and_shows_its_replay(page: Page, live_server: Any) -> None:
+    created = live_server.post("/api/games", {"players": ["green", "yellow"]})
+    assert isinstance(created, dict)
+    game_id = created["game_id"]
+    discover = {"type": "discover", "player": "green", "cell": [0, 1], "tile": "chamber-2"}
+    live_server.post("/api/event", {"event": discover})
+    live_server.post("/api/event", {"event": {"type": "escape", "player": "yellow"}})
+
+    page.goto("/games")
+    item = page.get_by_test_id(f"game-{game_id}")
+    expect(item).to_contain_text("2 events")
+    expect(item.get_by_label("green")).to_be_visible()
+    item.click()
+
+    expect(page.get_by_test_id("replay-title")).to_contain_text(game_id)
+    events = page.get_by_test_id("replay-events")
+    expect(events).to_contain_text("green discovers chamber-2 at [0, 1]")
+    rejected = events.locator("li.rejected")
+    expect(rejected).to_have_count(1)
+    expect(rejected).to_contain_text("yellow is not in the exit chamber")
+    expect(page.get_by_test_id("replay-outcome")).to_contain_text("RUNNING")
+    expect(page.get_by_test_id("replay-state")).to_contain_text("keys to escape")
+    _screenshot(page, "games.png")
+
+
+def test_an_action_on_one_page_appears_live_on_another(chromium: Browser, live_server: Any) -> None:
+    live_server.post("/api/games", {"players": ["purple", "orange"]})
+    context = chromium.new_context(viewport=VIEWPORT, base_url=live_server.url)
+    context.set_default_timeout(UI_TIMEOUT_MS)
+    try:
+        first, second = context.new_page(), context.new_page()
+        for page in (first, second):
+            page.goto("/game")
+            expect(page.get_by_test_id("connection")).to_contain_text("live")
+            expect(page.get_by_test_id("player-purple")).to_be_visible()
+
+        first.get_by_test_id("action-purple-discover-0_1").click()
+        first.get_by_test_id("pick-tile-chamber-2").click()
+        expect(second.get_by_test_id("tile-0_1")).to_contain_text("Chamber 2")
+        expect(second.get_by_test_id("log")).to_contain_text("purple discovers chamber-2")
+
+        second.get_by_test_id("action-orange-enter-0_1").click()
+        expect(first.get_by_test_id("where-orange")).to_contain_text("Chamber 2")
+        expect(first.get_by_test_id("tile-0_1").get_by_label("orange")).to_be_visible()
+    finally:
+        context.close()
