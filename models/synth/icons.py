@@ -8,8 +8,9 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-FACES = ("adventurer", "key", "torch", "golden_mask", "black_mask")
-"""The five die faces, as the game record names them."""
+from models.synth.classes import FACES
+
+__all__ = ["FACES", "FACE_COLOURS", "face_icon"]
 
 FACE_COLOURS: dict[str, tuple[float, float, float]] = {
     "adventurer": (0.12, 0.58, 0.22),

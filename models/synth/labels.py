@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.synth.icons import FACES
+from models.synth.classes import CLASS_NAMES
 from models.synth.render import Drawn, Rendered
 from models.synth.scene import Scene
 
-CLASS_NAMES: tuple[str, ...] = (
-    *FACES,
-    "gem",
-    "tile",
-    "tile_back",
-    "figure",
-    "die_unreadable",
-    "hand",
-)
-"""Detector classes in index order: five die faces, game pieces, unreadable dice, hands."""
+__all__ = ["CLASS_NAMES", "Annotation", "annotate", "die_face", "yolo_lines"]
 
 MIN_VISIBLE = 0.4
 """Objects showing less than this fraction of their footprint get no label."""

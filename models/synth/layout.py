@@ -201,11 +201,15 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
 
 
 def _inside(
-    rng: np.random.Generator, rect: tuple[float, float, float, float], margin: float
+    rng: np.random.Generator,
+    rect: tuple[float, float, float, float],
+    margin: float,
+    margin_y: float | None = None,
 ) -> tuple[float, float]:
     """Return a random point of `rect` at least `margin` from its edges (or its middle)."""
     x0, y0, x1, y1 = rect
-    mx, my = min(margin, (x1 - x0) / 2), min(margin, (y1 - y0) / 2)
+    mx = min(margin, (x1 - x0) / 2)
+    my = min(margin if margin_y is None else margin_y, (y1 - y0) / 2)
     return float(rng.uniform(x0 + mx, x1 - mx)), float(rng.uniform(y0 + my, y1 - my))
 
 
@@ -270,10 +274,7 @@ def _temple(
     pitch = t + gap
     origin = None
     for _ in range(60):
-        cand = (
-            rng.uniform(x0 + 0.3 * (x1 - x0), x1 - 0.3 * (x1 - x0)),
-            rng.uniform(y0 + t, y1 - t),
-        )
+        cand = _inside(rng, view, 0.3 * (x1 - x0), t)
         if taken.free(cand, (t, t), 0.0):
             origin = cand
             break
@@ -352,10 +353,9 @@ def _free_spot(
     inside: float,
 ) -> tuple[float, float] | None:
     """Find a free place for a rectangle, at least `inside` (fraction) within the view."""
-    x0, y0, x1, y1 = view
     mx, my = size[0] * (inside - 0.5), size[1] * (inside - 0.5)
     for _ in range(80):
-        c = (rng.uniform(x0 + mx, x1 - mx), rng.uniform(y0 + my, y1 - my))
+        c = _inside(rng, view, mx, my)
         if taken.free(c, size, 0.0):
             return c
     return None

@@ -7,11 +7,14 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from models.synth.dataset import MANIFEST, DatasetError, DatasetPlan, generate
-from models.synth.labels import CLASS_NAMES
+from models.synth.classes import CLASS_NAMES
 from models.synth.settings import SynthSettings
 from templecam.errors import UserError
+
+if TYPE_CHECKING:
+    from models.synth.dataset import DatasetPlan
 
 MIN_SIZE = (160, 120)
 MAX_SIZE = (7680, 4320)
@@ -84,6 +87,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _plan(args: argparse.Namespace) -> DatasetPlan:
     """Check the arguments; return what to render."""
+    # The renderer (numpy, OpenCV) loads only when the command runs, not for `templecam --help`.
+    from models.synth.dataset import MANIFEST, DatasetPlan
+
     if args.frames < 1:
         raise UserError(f"--frames {args.frames}: give 1 or more frames")
     if args.seed < 0:
@@ -145,6 +151,8 @@ class _Progress:
 
 def run(args: argparse.Namespace) -> int:
     """Render the dataset (resuming an earlier run with the same settings) and say what was made."""
+    from models.synth.dataset import DatasetError, generate
+
     plan = _plan(args)
     progress = _Progress()
     try:

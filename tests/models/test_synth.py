@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -279,6 +281,15 @@ def test_same_arguments_give_byte_identical_datasets(tmp_path):
     assert len(files) == 6
     for rel in files:
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
+
+
+def test_the_command_module_loads_without_opencv():
+    code = "import sys, templecam.commands.synth; print('cv2' in sys.modules)"
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
+    assert out.stdout.strip() == "False"
 
 
 def test_hard_frames_render(tmp_path):
