@@ -33,6 +33,7 @@ export class BrowserAudio {
     this.lastDrift = null;
     this.lastKey = null;
     this.lastCheck = 0;
+    this.schedules = 0; // how many times the source was (re)started: a sign of drift trouble
     enableButton.addEventListener("click", () => this.userGesture());
   }
 
@@ -196,6 +197,7 @@ export class BrowserAudio {
       if (this.source === source) this.source = null;
     });
     source.start(when, offset);
+    this.schedules += 1;
     this.source = source;
     this.startedAt = when;
     this.startOffset = offset;

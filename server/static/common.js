@@ -218,10 +218,6 @@ export function toast(message, kind = "error", seconds = 7) {
     box = el("div", { id: "toasts", class: "toasts", "aria-live": "assertive" });
     document.body.append(box);
   }
-  // Below the game page's top bar, so that the clock and the counters stay visible.
-  const topbar = document.querySelector(".topbar");
-  const top = topbar && topbar.offsetParent ? topbar.getBoundingClientRect().bottom + 8 : 16;
-  box.style.top = `${Math.max(16, top)}px`;
   const item = el(
     "div",
     { class: `toast ${kind}`, role: "alert", title: "click to close", dataset: { testid: "toast" } },

@@ -149,9 +149,9 @@ function showClock(status, t, phase, timeline, outcome) {
     text = formatClock(Math.max(0, t));
     left = "";
   } else if (t < 0) {
-    label = status === "paused" ? "Paused — get ready" : "Get ready — Escape! in";
+    label = status === "paused" ? "Paused" : "Get ready";
     text = formatClock(Math.ceil(-t));
-    left = `${formatClock(timeline.game_seconds)} to escape`;
+    left = 'until "Escape!"';
   } else {
     label = status === "paused" ? "Paused" : "Game time";
     text = formatClock(t);
@@ -392,6 +392,7 @@ function renderTemple(state) {
   const size = cellSize(cols, rows);
   const grid = $("temple");
   grid.style.setProperty("--cell", `${size}px`);
+  grid.classList.toggle("compact", size < 135);
   grid.style.gridTemplateColumns = `repeat(${cols}, ${size}px)`;
   grid.style.gridTemplateRows = `repeat(${rows}, ${size}px)`;
   const place = (node, cell) => {
@@ -447,7 +448,12 @@ function tileNode(tile, game) {
 function entryRow(tile) {
   if (tile.kind === "start") return el("div", { class: "tile-row" });
   if (tile.enter.length === 0) return el("div", { class: "tile-row", text: "free entry" });
-  return el("div", { class: "tile-row", title: "to enter" }, "in:", tile.enter.map((face) => faceIcon(face)));
+  return el(
+    "div",
+    { class: "tile-row", title: "icons needed to enter" },
+    el("span", { class: "row-label", text: "in:" }),
+    tile.enter.map((face) => faceIcon(face)),
+  );
 }
 
 function gemRow(tile) {
@@ -914,6 +920,9 @@ function wireControls() {
     if (!document.hidden) sync.measure();
   });
 }
+
+// For debugging from the browser console (and for checking the audio sync in tests).
+window.templecam = { audio, sync, state: () => current };
 
 wireControls();
 new LiveUpdates(acceptState, $("connection")).start();

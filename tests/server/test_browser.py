@@ -66,12 +66,19 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     expect(depot).to_have_text("7")
     expect(keys).to_have_text("8")
 
-    # Start: the clock moves.
+    # Start: the clock moves, through the intro to "Escape!".
     page.get_by_test_id("clock-start").click()
     clock = page.get_by_test_id("clock")
+    label = page.get_by_test_id("clock-label")
     expect(page.get_by_test_id("clock-pause")).to_be_visible()
     before = clock.inner_text()
     expect(clock).not_to_have_text(before, timeout=3_000)
+    expect(label).to_have_text("Game time", timeout=5_000)
+
+    # Pause while the table sorts things out (so that countdown 1 cannot come too early).
+    page.get_by_test_id("clock-pause").click()
+    expect(label).to_have_text("Paused")
+    expect(page.get_by_test_id("clock-resume")).to_be_visible()
 
     # Red discovers the one-gem key chamber to the east, enters it and activates its gem.
     page.get_by_test_id("action-red-discover-1_0").click()
@@ -98,6 +105,9 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     expect(toast).to_be_visible()
     expect(page.get_by_test_id("warnings")).to_contain_text("blue is not in the exit chamber")
     expect(page.get_by_test_id("log")).to_contain_text("blue escapes")
+
+    page.get_by_test_id("clock-resume").click()
+    expect(label).to_have_text("Game time")
     _screenshot(page, "game.png")
     toast.click()  # dismissed, so that it does not hide the countdown alert
     expect(toast).to_have_count(0)
@@ -155,11 +165,13 @@ def test_an_action_on_one_page_appears_live_on_another(chromium: Browser, live_s
             expect(page.get_by_test_id("connection")).to_contain_text("live")
             expect(page.get_by_test_id("player-purple")).to_be_visible()
 
+        first.bring_to_front()  # clicks wait for animation frames, which background tabs lack
         first.get_by_test_id("action-purple-discover-0_1").click()
         first.get_by_test_id("pick-tile-chamber-2").click()
         expect(second.get_by_test_id("tile-0_1")).to_contain_text("Chamber 2")
         expect(second.get_by_test_id("log")).to_contain_text("purple discovers chamber-2")
 
+        second.bring_to_front()
         second.get_by_test_id("action-orange-enter-0_1").click()
         expect(first.get_by_test_id("where-orange")).to_contain_text("Chamber 2")
         expect(first.get_by_test_id("tile-0_1").get_by_label("orange")).to_be_visible()
