@@ -391,6 +391,9 @@ function renderTemple(state) {
   const rows = maxY - Math.min(...ys) + 1;
   const size = cellSize(cols, rows);
   const grid = $("temple");
+  const key = JSON.stringify([game.temple, spots, game.must_run_back, size]);
+  if (grid.dataset.key === key) return;
+  grid.dataset.key = key;
   grid.style.setProperty("--cell", `${size}px`);
   grid.classList.toggle("compact", size < 135);
   grid.style.gridTemplateColumns = `repeat(${cols}, ${size}px)`;
@@ -630,6 +633,10 @@ function showShowing(card, player, trackDice) {
 }
 
 function showActions(card, player) {
+  // Buttons are rebuilt only when they change, so that a push never swallows a click.
+  const key = `${player.escaped}:${JSON.stringify(player.actions)}`;
+  if (card.actionsKey === key) return;
+  card.actionsKey = key;
   const actions = player.actions
     .map((action, index) => ({ action, index }))
     .sort((a, b) => rank(a.action) - rank(b.action) || a.index - b.index)

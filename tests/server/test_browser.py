@@ -28,13 +28,23 @@ COUNTDOWN_TIMEOUT_MS = 15_000
 
 @pytest.fixture
 def page(chromium: Browser, live_server: Any) -> Iterator[Page]:
-    """A fresh 1600 x 1000 page on the live server."""
+    """A fresh 1600 x 1000 page on the live server; its script must raise no error."""
     context = chromium.new_context(viewport=VIEWPORT, base_url=live_server.url)
     context.set_default_timeout(UI_TIMEOUT_MS)
+    new_page = context.new_page()
+    errors = _script_errors(new_page)
     try:
-        yield context.new_page()
+        yield new_page
     finally:
         context.close()
+    assert not errors, f"the page's scripts failed: {errors}"
+
+
+def _script_errors(page: Page) -> list[str]:
+    """Collect the page's uncaught script errors (to assert there were none)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
 
 
 def _screenshot(page: Page, name: str) -> None:
@@ -160,6 +170,8 @@ def test_an_action_on_one_page_appears_live_on_another(chromium: Browser, live_s
     context.set_default_timeout(UI_TIMEOUT_MS)
     try:
         first, second = context.new_page(), context.new_page()
+        errors = _script_errors(first)
+        errors_second = _script_errors(second)
         for page in (first, second):
             page.goto("/game")
             expect(page.get_by_test_id("connection")).to_contain_text("live")
@@ -175,5 +187,6 @@ def test_an_action_on_one_page_appears_live_on_another(chromium: Browser, live_s
         second.get_by_test_id("action-orange-enter-0_1").click()
         expect(first.get_by_test_id("where-orange")).to_contain_text("Chamber 2")
         expect(first.get_by_test_id("tile-0_1").get_by_label("orange")).to_be_visible()
+        assert not errors and not errors_second, f"scripts failed: {errors + errors_second}"
     finally:
         context.close()
