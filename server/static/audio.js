@@ -13,13 +13,27 @@ const MAX_DRIFT_SECONDS = 0.15;
 const SCHEDULE_LEAD_SECONDS = 0.15;
 const DRIFT_CHECK_MS = 500;
 const LOAD_RETRY_MS = 5000;
+const MUTED_KEY = "templecam.muted";
+
+function readMuted() {
+  try {
+    return localStorage.getItem(MUTED_KEY) === "1";
+  } catch (error) {
+    return false;
+  }
+}
 
 export class BrowserAudio {
-  /** sync: a ClockSync; statusEl: where the status sentence goes; enableButton: "Enable sound". */
-  constructor({ sync, statusEl, enableButton }) {
+  /**
+   * sync: a ClockSync; statusEl: where the status sentence goes; enableButton: "Enable sound";
+   * muteButton: "Mute here" (for a second screen at the same table, so that only one plays).
+   */
+  constructor({ sync, statusEl, enableButton, muteButton }) {
     this.sync = sync;
     this.statusEl = statusEl;
     this.enableButton = enableButton;
+    this.muteButton = muteButton;
+    this.muted = readMuted();
     this.state = null;
     this.ctx = null;
     this.buffer = null;
@@ -35,6 +49,19 @@ export class BrowserAudio {
     this.lastCheck = 0;
     this.schedules = 0; // how many times the source was (re)started: a sign of drift trouble
     enableButton.addEventListener("click", () => this.userGesture());
+    muteButton.addEventListener("click", () => this.setMuted(!this.muted));
+  }
+
+  /** Mute or unmute the soundtrack on this page only (remembered by this browser). */
+  setMuted(muted) {
+    this.muted = muted;
+    try {
+      localStorage.setItem(MUTED_KEY, muted ? "1" : "0");
+    } catch (error) {
+      // private mode: remembered for this page only
+    }
+    this.resync();
+    this.showStatus();
   }
 
   /** The server's mode for this game: host, browser or off. */
@@ -105,7 +132,8 @@ export class BrowserAudio {
       return;
     }
     this.ctx.addEventListener("statechange", () => {
-      this.resync();
+      if (this.ctx.state !== "running") this.stop();
+      else if (!this.source) this.resync();
       this.showStatus();
     });
   }
@@ -116,7 +144,7 @@ export class BrowserAudio {
     this.loading = true;
     this.showStatus();
     try {
-      const response = await fetch(url, { cache: "force-cache" });
+      const response = await fetch(url, { cache: "no-cache" }); // revalidate: a new timeline, a new file
       if (!response.ok) {
         let detail = `the server answered ${response.status}`;
         try {
@@ -148,7 +176,8 @@ export class BrowserAudio {
   playable() {
     const state = this.state;
     return Boolean(
-      this.buffer &&
+      !this.muted &&
+        this.buffer &&
         this.ctx &&
         this.ctx.state === "running" &&
         state &&
@@ -218,8 +247,11 @@ export class BrowserAudio {
 
   /** Say plainly where the sound comes from, and whether it is in sync. */
   showStatus() {
-    const needsGesture = this.mode === "browser" && this.ctx && this.ctx.state === "suspended";
+    const needsGesture = this.mode === "browser" && this.ctx && this.ctx.state === "suspended" && !this.muted;
     this.enableButton.hidden = !needsGesture;
+    this.muteButton.hidden = this.mode !== "browser";
+    const muteText = this.muted ? "Unmute here" : "Mute here";
+    if (this.muteButton.textContent !== muteText) this.muteButton.textContent = muteText;
     const text = this.statusText(needsGesture);
     if (this.statusEl.textContent !== text) this.statusEl.textContent = text;
   }
@@ -228,6 +260,7 @@ export class BrowserAudio {
     if (!this.state || !this.state.game) return "Sound: no game";
     if (this.mode === "host") return "Sound: this computer's speakers";
     if (this.mode === "off") return "Sound off";
+    if (this.muted) return "Sound: muted on this page";
     if (this.loadError) return `Sound: this browser — ${this.loadError}`;
     if (!this.buffer) return "Sound: this browser (loading the soundtrack…)";
     if (needsGesture) return "Sound: this browser — press Enable sound";

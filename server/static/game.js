@@ -5,11 +5,13 @@
 //   clock, clock-label, clock-left          the big game clock, its label and the time left
 //   clock-start, clock-pause, clock-resume, clock-restart, undo
 //   keys-to-escape, depot, turns-of-fate    the counters
-//   countdown-alert                          the flashing banner during a countdown
-//   notices, warnings, log, toast, outcome, connection, audio-status, enable-sound
+//   countdown-alert                          the flashing banner during a countdown, with
+//     countdown-left, must-run-back           its time left and who must run back (or is inside)
+//   notices, warnings, log, toast, connection, audio-status, enable-sound, mute-here
+//   outcome, outcome-close                   the WON / LOST overlay and its "show the board"
 //   temple, tile-<x>_<y>, spot-<x>_<y>       placed tiles, and empty cells that can be discovered
 //   team-actions, team-turn_of_fate
-//   player-<pid>, where-<pid>, stats-<pid>, actions-<pid>
+//   player-<pid>, where-<pid>, stats-<pid>, showing-<pid>, actions-<pid>
 //   action-<pid>-<action>[-<x>_<y>][-g<gems>][-by-<helper>][-to-<receiver>]
 //       e.g. action-red-discover-1_0, action-red-enter-1_0, action-red-activate-1_0-g1,
 //       action-red-escape, action-red-unlock-by-blue, action-red-give_die-to-blue
@@ -51,6 +53,7 @@ const audio = new BrowserAudio({
   sync,
   statusEl: $("audio-status"),
   enableButton: $("enable-sound"),
+  muteButton: $("mute-here"),
 });
 
 let current = null;
@@ -79,6 +82,7 @@ function render(previous, state) {
     $("outcome").hidden = true;
     return;
   }
+  if (previous && previous.game_id !== state.game_id) localWarnings.length = 0;
   renderCounters(previous, state);
   renderClockButtons(state);
   renderNotices(state.notices || []);
@@ -98,8 +102,9 @@ function renderCounters(previous, state) {
   const before = previous && previous.game && previous.game_id === state.game_id ? previous.game.state : null;
   showCounter("keys-to-escape", "keys-box", now.keys_to_escape, before && before.keys_to_escape);
   showCounter("depot", "depot-box", now.depot, before && before.depot);
-  const fate = state.game.setup.difficulty === "professional" ? "–" : now.turns_of_fate_left;
-  showCounter("turns-of-fate", "fate-box", fate, before && before.turns_of_fate_left);
+  const professional = state.game.setup.difficulty === "professional";
+  const fate = professional ? "–" : now.turns_of_fate_left;
+  showCounter("turns-of-fate", "fate-box", fate, before && !professional ? before.turns_of_fate_left : null);
   if (!$("depot-icon").firstChild) $("depot-icon").append(gemIcon());
 }
 
@@ -352,6 +357,9 @@ function renderTeam(game) {
   const box = $("team");
   const actions = game.team_actions;
   const fate = game.state.turns_of_fate_left;
+  const key = JSON.stringify([actions, fate, game.state.spare]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
   fill(
     box,
     el("strong", {}, "Team"),

@@ -118,6 +118,8 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
 
     page.get_by_test_id("clock-resume").click()
     expect(label).to_have_text("Game time")
+    # No sound card on this server: the browser plays the soundtrack, in step with the clock.
+    expect(page.get_by_test_id("audio-status")).to_contain_text("Sound: this browser (in sync")
     _screenshot(page, "game.png")
     toast.click()  # dismissed, so that it does not hide the countdown alert
     expect(toast).to_have_count(0)
