@@ -31,13 +31,16 @@ def face_quads(die: Die, size: float) -> np.ndarray:
     return die.centre + local @ die.rotation.T
 
 
+_SWAPPED = {"key": "torch", "torch": "key"}
+
+
 def _face_texture(
-    face: str, wood: tuple[float, float, float], grain: int
+    face: str, wood: tuple[float, float, float], grain: int, swapped: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return (rgb, alpha) of one die face: grained wood, the icon, darker rounded edges."""
     shade, alpha = face_bevel(_TEXTURE)
     base = die_grain(grain, _TEXTURE)[..., None] * np.asarray(wood, dtype=np.float32)
-    icon, icon_alpha = face_icon(face, _TEXTURE)
+    icon, icon_alpha = face_icon(face, _TEXTURE, _SWAPPED.get(face) if swapped else None)
     a = icon_alpha[..., None]
     rgb = (base * (1 - a) + icon * a) * shade[..., None]
     return rgb, alpha
@@ -54,7 +57,7 @@ def draw_die(
     pixels = camera.project(quads.reshape(-1, 3)).reshape(6, 4, 2)
     layer = Layer.around(pixels[facing].reshape(-1, 2))
     for k in np.flatnonzero(facing):
-        rgb, alpha = _face_texture(DIE_FACES[k], die.wood, die.grain)
+        rgb, alpha = _face_texture(DIE_FACES[k], die.wood, die.grain, die.swapped)
         lit = 0.42 + 0.62 * max(0.0, float(normals[k] @ light))
         layer.paste(rgb * lit, pixels[k], alpha)
     top = int(np.argmax(normals[:, 2]))

@@ -88,6 +88,7 @@ def scene_record(scene: Scene, annotations: list[Annotation]) -> dict[str, Any]:
                 "tilt_deg": _r(tilt, 2),
                 "state": die.state,
                 "at_rest": die.at_rest,
+                "colours_swapped": die.swapped,
                 **_seen(a),
                 "size_px": _r(extra.get("size_px", 0.0), 2),
                 "blur_px": _r(extra.get("blur_px", 0.0), 2),

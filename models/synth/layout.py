@@ -72,20 +72,34 @@ def random_scene(rng: np.random.Generator, settings: SynthSettings) -> Scene:
     scene = Scene(settings=settings, camera=camera, light=light)
     view = camera.table_rect()
     taken = Footprints()
-    scene.zones = _zones(rng, view)
-    for zone in scene.zones:
+    zones = _zones(rng, view, settings.tile_mm)
+    for zone in zones:
         taken.take(zone.centre, zone.size, 0.0)
+    origin = _start_spot(rng, view, taken, settings.tile_mm)
+    if origin is None:  # a cramped view: the start chamber goes in the middle, crowding a zone out
+        t = settings.tile_mm
+        origin = ((view[0] + view[2]) / 2, (view[1] + view[3]) / 2)
+        alone = Footprints()
+        alone.take(origin, (t, t), 0.0)
+        zones = [z for z in zones if alone.free(z.centre, z.size, 0.0)]
+        zones = [Zone(i, z.colour, z.side, z.centre, z.size) for i, z in enumerate(zones)]
+        taken = Footprints()
+        for zone in zones:
+            taken.take(zone.centre, zone.size, 0.0)
+    scene.zones = zones
     for zone in scene.zones:
         scene.dice += _zone_dice(rng, settings, zone)
-    _temple(rng, settings, scene, view, taken)
+    _temple(rng, settings, scene, view, taken, origin)
     _gems_and_figures(rng, settings, scene, view, taken)
     scene.hands = _hands(rng, settings, scene, view)
     scene.clutter = _clutter(rng, view, taken, settings.hard)
     return scene
 
 
-def _zones(rng: np.random.Generator, view: tuple[float, float, float, float]) -> list[Zone]:
-    """Place 2-6 player zones along the edges of the view."""
+def _zones(
+    rng: np.random.Generator, view: tuple[float, float, float, float], tile_mm: float
+) -> list[Zone]:
+    """Place 2-6 player zones along the edges of the view, none overlapping another."""
     x0, y0, x1, y1 = view
     width, height = x1 - x0, y1 - y0
     slots = [("S", k) for k in range(3)] + [("N", k) for k in range(3)] + [("W", 0), ("E", 0)]
@@ -93,23 +107,36 @@ def _zones(rng: np.random.Generator, view: tuple[float, float, float, float]) ->
     players = int(rng.integers(2, 7))
     chosen = rng.choice(len(slots), size=players, replace=False, p=weights / weights.sum())
     colours = rng.permutation(list(PLAYER_COLOURS))
-    zones = []
-    for index, slot in enumerate(sorted(int(c) for c in chosen)):
+    placed: list[tuple[str, tuple[float, float], tuple[float, float]]] = []
+    for slot in sorted(int(c) for c in chosen):  # S and N first, then the ends between them
         side, k = slots[slot]
-        along = min(rng.uniform(190, 250), width / 3 - 10)
-        depth = rng.uniform(85, 115)
+        along = min(rng.uniform(190, 250), width / 3 - 32)
         inset = rng.uniform(-12, 30)
+        # Leave a tile's height between the near and far players' zones.
+        room = (height - tile_mm) / 2 - 10 - max(inset, 0.0)
+        depth = max(40.0, min(rng.uniform(85, 115), room))
         if side in "SN":
             cx = x0 + (k + 0.5) * width / 3 + rng.uniform(-15, 15)
             cy = y0 + inset + depth / 2 if side == "S" else y1 - inset - depth / 2
-            size = (along, depth)
-        else:
-            along = max(4 * 16.0, min(along, height - 2 * 125))
-            cx = x0 + inset + depth / 2 if side == "W" else x1 - inset - depth / 2
-            cy = (y0 + y1) / 2 + rng.uniform(-15, 15)
-            size = (depth, along)
-        zones.append(Zone(index, str(colours[index]), side, (float(cx), float(cy)), size))
-    return zones
+            placed.append((side, (float(cx), float(cy)), (along, depth)))
+            continue
+        cx = x0 + inset + depth / 2 if side == "W" else x1 - inset - depth / 2
+        low, high = y0, y1
+        for other, (ox, oy), (ow, oh) in placed:
+            if abs(ox - cx) < (ow + depth) / 2 + 5:
+                if other == "S":
+                    low = max(low, oy + oh / 2 + 8)
+                else:
+                    high = min(high, oy - oh / 2 - 8)
+        along = min(along, high - low)
+        if along < 70:
+            continue  # no room at this end of the table
+        cy = (low + high) / 2 + rng.uniform(-0.5, 0.5) * (high - low - along)
+        placed.append((side, (float(cx), float(cy)), (depth, along)))
+    return [
+        Zone(i, str(colours[i]), side, centre, (float(size[0]), float(size[1])))
+        for i, (side, centre, size) in enumerate(placed)
+    ]
 
 
 def _random_rotation(rng: np.random.Generator) -> np.ndarray:
@@ -149,6 +176,7 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
     )
     wood = np.array(_WOODS[int(rng.integers(len(_WOODS)))]) * rng.uniform(0.9, 1.08, 3)
     wood = tuple(float(v) for v in np.clip(wood, 0, 1))
+    swapped = bool(rng.random() < 0.05)  # a misprinted set: shape, not colour, tells them apart
     x0, y0, x1, y1 = zone.rect()
     taken = Footprints()
     dice: list[Die] = []
@@ -167,7 +195,7 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
                 reach = rng.uniform(0, 8)
                 centre[2] = rng.uniform(s / 2, s)
             motion = (float(reach * math.cos(heading)), float(reach * math.sin(heading)))
-            dice.append(Die(zone.index, "tumbling", centre, rotation, wood, grain, motion))
+            dice.append(Die(zone.index, "tumbling", centre, rotation, wood, grain, motion, swapped))
             continue
         state = "locked" if face == "black_mask" and rng.random() < 0.7 else "rest"
         for _attempt in range(40):
@@ -190,7 +218,7 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
                 taken.take((cx, cy), (s, s), -yaw)
                 rotation = rotation_z(yaw) @ _face_up(face, rng)
                 centre = np.array([cx, cy, s / 2])
-                dice.append(Die(zone.index, state, centre, rotation, wood, grain))
+                dice.append(Die(zone.index, state, centre, rotation, wood, grain, swapped=swapped))
                 break
     resting = [d for d in dice if d.state == "rest"]
     if resting and rng.random() < (0.5 if settings.hard else 0.3):
@@ -266,29 +294,28 @@ def _temple(
     scene: Scene,
     view: tuple[float, float, float, float],
     taken: Footprints,
+    origin: tuple[float, float],
 ) -> None:
-    """Lay the start chamber near the middle and grow the temple, then the draw pile beside it."""
+    """Lay the start chamber at `origin`, grow the temple, put the draw pile and depot beside."""
     t = settings.tile_mm
     x0, y0, x1, y1 = view
     gap = rng.uniform(0.3, 2.0)
     pitch = t + gap
-    origin = None
-    for _ in range(60):
-        cand = _inside(rng, view, 0.3 * (x1 - x0), t)
-        if taken.free(cand, (t, t), 0.0):
-            origin = cand
-            break
-    if origin is None:
-        origin = ((x0 + x1) / 2, (y0 + y1) / 2)
     reserved = Footprints()
     reserved.rects = list(taken.rects)
+    start_rect = len(reserved.rects)
+    reserved.take(origin, (t * 1.05, t * 1.05), 0.0)  # keeps the pile and depot off the start
     pile_spot = _free_spot(rng, view, reserved, (t * 1.25, t * 1.25), inside=1.0)
     if pile_spot is not None:
         reserved.take(pile_spot, (t * 1.25, t * 1.25), 0.0)
     depot_size = (rng.uniform(120, 150), rng.uniform(80, 100))
-    depot_spot = _free_spot(rng, view, reserved, (depot_size[0] + 40, depot_size[1] + 10), 1.0)
+    # Room for the spare gems beside it and for a turn of up to 8 degrees.
+    depot_room = (depot_size[0] + 50, depot_size[1] + 30)
+    depot_spot = _free_spot(rng, view, reserved, depot_room, 1.0)
     if depot_spot is not None:
-        reserved.take(depot_spot, (depot_size[0] + 40, depot_size[1] + 10), 0.0)
+        reserved.take(depot_spot, depot_room, 0.0)
+
+    del reserved.rects[start_rect]  # the temple itself may grow next to the start chamber
 
     def cell_centre(cell: tuple[int, int]) -> tuple[float, float]:
         return (origin[0] + cell[0] * pitch, origin[1] + cell[1] * pitch)
@@ -324,8 +351,10 @@ def _temple(
         order.append(new)
     for p in order:
         cx, cy = cell_centre(p.cell)
-        angle = 90 * quarter_turns_for(p.stairs) + rng.normal(0, 1.2)
-        centre = (cx + rng.normal(0, 1.0), cy + rng.normal(0, 1.0))
+        # Hands push tiles edge to edge: small errors, never overlaps.
+        angle = 90 * quarter_turns_for(p.stairs) + float(np.clip(rng.normal(0, 0.8), -1.5, 1.5))
+        dx, dy = np.clip(rng.normal(0, 0.6, 2), -1.2, 1.2)
+        centre = (cx + dx, cy + dy)
         gems = int(rng.integers(0, p.tile.gems.count + 1)) if p.tile.gems else 0
         scene.chambers.append(Chamber(p.tile, p.cell, p.stairs, centre, float(angle), gems))
         taken.take(centre, (t, t), -angle)
@@ -340,9 +369,25 @@ def _temple(
         taken.take(pile_spot, (t * 1.25, t * 1.25), 0.0)
         scene.pile_count = remaining
     if depot_spot is not None:
-        angle = float(rng.normal(0, 6))
+        angle = float(np.clip(rng.normal(0, 4), -8, 8))
         scene.depot = FlatPiece(depot_spot, depot_size, angle, 3.0)
-        taken.take(depot_spot, (depot_size[0] + 40, depot_size[1] + 10), 0.0)
+        taken.take(depot_spot, depot_room, 0.0)
+
+
+def _start_spot(
+    rng: np.random.Generator,
+    view: tuple[float, float, float, float],
+    taken: Footprints,
+    tile_mm: float,
+) -> tuple[float, float] | None:
+    """Find a free place for the start chamber: near the middle, else anywhere in view."""
+    x0, _, x1, _ = view
+    for attempt in range(120):
+        margin = 0.3 * (x1 - x0) if attempt < 60 else tile_mm / 2
+        spot = _inside(rng, view, margin, tile_mm / 2 if attempt >= 60 else tile_mm)
+        if taken.free(spot, (tile_mm, tile_mm), 0.0):
+            return spot
+    return None
 
 
 def _free_spot(

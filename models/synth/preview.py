@@ -1,6 +1,6 @@
 """Drawing labels back onto a frame, to look at what the detector will be taught.
 
-The example in the docs (`docs/synth_example.jpg`) is frame 12 of seed 7, made with
+The example in the docs (`docs/synth_example.jpg`) is frame 17 of seed 7, made with
 `write_example("docs/synth_example.jpg")`.
 """
 
@@ -48,7 +48,7 @@ def draw_labels(image: np.ndarray, labels: str, names: bool = True) -> np.ndarra
     return out
 
 
-def write_example(path: str, seed: int = 7, index: int = 12, quality: int = 80) -> int:
+def write_example(path: str, seed: int = 7, index: int = 17, quality: int = 80) -> int:
     """Render one 1920x1080 frame, draw its labels and save it as a JPEG; return its size."""
     frame = render_frame(SynthSettings(), seed, index)
     ok, data = cv2.imencode(

@@ -149,7 +149,9 @@ def render_scene(scene: Scene, rng: np.random.Generator) -> Rendered:
 def _moved(die: Die) -> Die:
     """Return the die where it is at the end of the exposure."""
     centre = die.centre + np.array([*die.motion, 0.0])
-    return Die(die.zone, die.state, centre, die.rotation, die.wood, die.grain, die.motion)
+    return Die(
+        die.zone, die.state, centre, die.rotation, die.wood, die.grain, die.motion
+    )  # shadow only
 
 
 def _shadows(

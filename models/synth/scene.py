@@ -76,6 +76,8 @@ class Die:
     grain: int
     motion: tuple[float, float] = (0.0, 0.0)
     """Distance in mm travelled during the exposure (tumbling dice blur)."""
+    swapped: bool = False
+    """Key and torch painted in each other's colours (reported on one owner's die)."""
 
     @property
     def at_rest(self) -> bool:
