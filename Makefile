@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format bench clean
+.PHONY: run test screenshots format bench clean
 
 $(STAMP): pyproject.toml
 	@echo "==> creating $(VENV) with $(PYTHON) and installing templecam with everything it needs"
@@ -22,6 +22,9 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest
+
+screenshots: $(STAMP)
+	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -67,4 +67,7 @@ def plural(count: int, word: str) -> str:
     label = word.replace("_", " ")
     if count == 1:
         return f"{count} {label}"
-    return f"{count} {label[:-3] + 'dice' if label.endswith('die') else label + 's'}"
+    if label.endswith("die"):
+        return f"{count} {label[:-3]}dice"
+    suffix = "es" if label.endswith(("ch", "sh", "s", "x")) else "s"
+    return f"{count} {label}{suffix}"

@@ -695,15 +695,10 @@ function actionButton(pid, action, testid) {
 }
 
 function actionLabel(action) {
-  const label = readable(action.label.charAt(0).toUpperCase() + action.label.slice(1));
+  const label = action.label.charAt(0).toUpperCase() + action.label.slice(1);
   const side = /\(([NESW])\)$|to the ([NESW])$/.exec(action.label);
   const arrow = side ? `${SIDE_ARROWS[side[1] || side[2]]} ` : "";
   return `${arrow}${label}`;
-}
-
-/** Work around the rules' plural of "torch" ("4 torchs"). */
-function readable(text) {
-  return text.replace(/\btorchs\b/g, "torches");
 }
 
 function oddsText(action) {

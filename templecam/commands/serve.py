@@ -70,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from None
     print(f"templecam dashboard: http://{_display_host(args.host)}:{args.port}/", flush=True)
     print(f"data folder: {settings.data_dir}", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # Open dashboard pages hold a live stream; give them a moment, then close them on Ctrl-C.
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2
+    )
     return 0
 
 

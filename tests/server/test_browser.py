@@ -3,13 +3,16 @@
 
 They check what a person at the table sees: the clock moving, the counters dropping after a gem
 is activated, a rejected event's reason, the countdown alert naming who must run back, undo, the
-past games page, and live updates between two open pages. They also write the README's
-screenshots to docs/screenshots/.
+past games page, and live updates between two open pages. They take screenshots of the main
+pages; with TEMPLECAM_SCREENSHOTS=docs/screenshots they refresh the README's pictures
+(`make screenshots`).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +23,6 @@ from playwright.sync_api import Browser, Page, expect
 pytestmark = pytest.mark.browser
 
 VIEWPORT = {"width": 1600, "height": 1000}
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 UI_TIMEOUT_MS = 5_000
 COUNTDOWN_TIMEOUT_MS = 15_000
 """Countdown 1 starts 8 s of soundtrack after Start (2 s intro + 6 s)."""
@@ -47,9 +49,16 @@ def _script_errors(page: Page) -> list[str]:
     return errors
 
 
+def _screenshot_folder() -> Path:
+    """TEMPLECAM_SCREENSHOTS (to refresh the README's pictures), else a temporary folder."""
+    chosen = os.environ.get("TEMPLECAM_SCREENSHOTS")
+    return Path(chosen) if chosen else Path(tempfile.gettempdir()) / "templecam-screenshots"
+
+
 def _screenshot(page: Page, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path: Path = SCREENSHOTS / name
+    folder = _screenshot_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
     page.evaluate("window.scrollTo(0, 0)")  # clicks may have scrolled; show the top of the page
     page.screenshot(path=str(path), full_page=False)
 
