@@ -124,7 +124,8 @@ function renderClockButtons(state) {
   $("clock-pause").hidden = status !== "running";
   $("clock-resume").hidden = status !== "paused";
   $("clock-restart").hidden = status === "ready";
-  $("undo").disabled = state.game.state.outcome !== "running";
+  // A win can be undone (a mistaken last escape); the collapse cannot.
+  $("undo").disabled = state.game.state.outcome === "lost";
 }
 
 /** Redraw what moves with time: the clock, the countdown alert, the page title. */
