@@ -110,7 +110,12 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        threading.Thread(target=soundtrack.prepare, name="soundtrack", daemon=True).start()
+        def prepare_soundtrack() -> None:
+            soundtrack.prepare()
+            if soundtrack.error:
+                session.notify(soundtrack.error)
+
+        threading.Thread(target=prepare_soundtrack, name="soundtrack", daemon=True).start()
         if settings.resume:
             resumed = session.resume_latest()
             if resumed:

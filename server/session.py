@@ -279,6 +279,12 @@ class Session:
         }
         self.store.write_meta(self.game_id, meta)
 
+    def notify(self, message: str) -> None:
+        """Show a notice on every open dashboard page."""
+        with self.lock:
+            self.notices.append(message)
+            self._changed()
+
     def _changed(self) -> None:
         self.version += 1
 

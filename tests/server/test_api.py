@@ -223,3 +223,37 @@ def test_pages_are_served(client):
     for page in ("/setup", "/game", "/games"):
         response = client.get(page)
         assert response.status_code == 200 and "<html" in response.text.lower()
+
+
+def test_a_users_own_audio_file_is_served_with_its_timeline(tmp_path, short_timeline):
+    import numpy as np
+
+    from server.soundtrack import write_wav
+
+    own = tmp_path / "my-track.wav"
+    write_wav(np.zeros(8000 * 25, dtype=np.float32), 8000, own)
+    settings = ServerSettings(
+        data_dir=tmp_path / "data",
+        timeline_path=short_timeline,
+        audio_file=own,
+        host_audio=False,
+    )
+    with TestClient(create_app(settings)) as client:
+        response = client.get("/api/soundtrack.wav")
+        assert response.status_code == 200
+        assert response.content == own.read_bytes()
+        assert client.get("/api/state").json()["clock"]["timeline"]["game_seconds"] == 20.0
+
+
+def test_an_unplayable_audio_file_is_reported_not_crashed(tmp_path, short_timeline):
+    bad = tmp_path / "track.wav"
+    bad.write_text("not audio")
+    settings = ServerSettings(
+        data_dir=tmp_path / "data", timeline_path=short_timeline, audio_file=bad, host_audio=False
+    )
+    with TestClient(create_app(settings)) as client:
+        response = client.get("/api/soundtrack.wav")
+        assert response.status_code == 503
+        assert "cannot be played" in response.json()["detail"]
+        notices = client.get("/api/state").json()["notices"]
+        assert any("soundtrack cannot be played" in notice for notice in notices)

@@ -217,3 +217,60 @@ def test_the_store_refuses_ids_it_could_not_have_made(tmp_path):
             store.read_lines(bad)
     with pytest.raises(UnknownGame):
         store.read_lines("20261129-120000-abcd")
+
+
+class FakeSoundCard:
+    """Stands in for the sound card this machine lacks: it only pulls buffers when told to."""
+
+    def __init__(self):
+        self.callback = None
+        self.started = False
+
+    def open(self, sample_rate, device, callback):
+        self.callback = callback
+        return self
+
+    def start(self):
+        self.started = True
+
+    def stop(self):
+        self.started = False
+
+    def close(self):
+        pass
+
+    def pull(self, frames):
+        import numpy as np
+
+        buffer = np.zeros((frames, 1), dtype=np.float32)
+        self.callback(buffer, frames, None, None)
+        return buffer
+
+
+def test_with_host_audio_the_playback_position_is_the_game_clock(tmp_path, time_):
+    import numpy as np
+
+    from server.host_audio import HostPlayer
+
+    rate = 1000
+    samples = np.linspace(-0.5, 0.5, int(SHORT.total_seconds * rate) + 3 * rate, dtype=np.float32)
+    card = FakeSoundCard()
+    audio = AudioPlan(
+        True, "fake card", lambda: HostPlayer(samples, rate, stream_factory=card.open)
+    )
+    session = Session(GameStore(tmp_path / "games"), SHORT, audio, lambda: Stopwatch(time_))
+    session.new_game(SETUP, "auto")
+    assert session.audio_mode == "host"
+    session.clock_action("start")
+    assert card.started
+    card.pull(2500)  # the card has played 2.5 s: "Escape!" came 0.5 s ago
+    assert session.clock.t == pytest.approx(0.5)
+    card.pull(6000)  # 8.5 s of audio: countdown 1 is under way
+    session.tick()
+    assert [e.event["type"] for e in session.log] == ["countdown_start"]
+    session.clock_action("pause")
+    assert not card.pull(500).any()  # paused: silence, and the clock holds
+    assert session.clock.t == pytest.approx(6.5)
+    session.clock_action("resume")
+    played = card.pull(500)
+    assert played.any() and session.clock.t == pytest.approx(7.0)
