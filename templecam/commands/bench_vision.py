@@ -1,0 +1,102 @@
+"""`templecam bench vision`: time the detector per 1080p frame under several settings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from templecam.commands.detect import resolve_model
+from templecam.errors import UserError
+
+if TYPE_CHECKING:
+    from vision.bench import BenchResult
+
+_DESCRIPTION = """\
+Time the detector (ONNX Runtime, CPU) on 1080p frames and print the median milliseconds per
+frame for each setting: tile sizes and overlaps, batching, whole frame only, threads. Without
+images, renders --frames synthetic table frames first. A setting is `key=value` words of:
+conf iou tile overlap whole imgsz threads batch max_det agnostic."""
+
+_EPILOG = """\
+examples:
+  templecam bench vision
+  templecam bench vision --setting "tile=640 overlap=64" --setting "tile=0 imgsz=1280" --json
+  templecam bench vision frames/*.jpg --model runs/best.onnx --repeats 5"""
+
+
+def register_vision(targets: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `vision` target to `templecam bench`."""
+    parser = targets.add_parser(
+        "vision",
+        help="time the detector per 1080p frame under several settings",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("images", nargs="*", metavar="IMAGE", help="frames to time on")
+    parser.add_argument("--model", metavar="M", help="ONNX model (default: the shipped one)")
+    parser.add_argument(
+        "--frames", type=int, default=4, help="frames to render without images (default: 4)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the rendered frames (0)")
+    parser.add_argument(
+        "--setting",
+        action="append",
+        metavar="S",
+        help='a setting to time, e.g. "tile=640 overlap=64" (repeatable; default: a sweep)',
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="runs per frame (default: 3)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per setting")
+    parser.set_defaults(run=run_vision)
+
+
+def _line(result: BenchResult) -> str:
+    """Format one setting's figures."""
+    if result.error:
+        return f"{result.setting:<40} skipped: {result.error}"
+    return (
+        f"{result.setting:<40} median {result.ms_median:7.1f} ms  p90 {result.ms_p90:7.1f}  "
+        f"min {result.ms_min:7.1f}  ({result.inputs} inputs, {result.threads} threads, "
+        f"{result.detections:.0f} detections)"
+    )
+
+
+def run_vision(args: argparse.Namespace) -> int:
+    """Time the detector under each setting and print the medians."""
+    import cv2
+
+    from vision.bench import DEFAULT_SETTINGS, render_frames, run_vision_benchmark
+    from vision.detector import DetectorSettings
+
+    if args.frames < 1 or args.repeats < 1:
+        raise UserError("--frames and --repeats must be at least 1")
+    model = resolve_model(args.model)
+    settings = args.setting or list(DEFAULT_SETTINGS)
+    try:
+        parsed = [DetectorSettings.parse(s) for s in settings]
+    except ValueError as error:
+        raise UserError(f"--setting: {error}") from None
+    if args.images:
+        images = []
+        for path in args.images:
+            image = cv2.imread(path, cv2.IMREAD_COLOR)
+            if image is None:
+                raise UserError(f"cannot read image {path}")
+            images.append(image)
+    else:
+        print(f"bench vision: rendering {args.frames} 1080p frames", file=sys.stderr)
+        images = render_frames(args.frames, args.seed)
+    height, width = images[0].shape[:2]
+    if not args.json:
+        print(
+            f"bench vision: {model}, {len(images)} frames of {width}x{height}, "
+            f"{args.repeats} runs each"
+        )
+
+    def report(result: BenchResult) -> None:
+        print(json.dumps(result.to_json()) if args.json else _line(result), flush=True)
+
+    run_vision_benchmark(model, images, parsed, args.repeats, progress=report)
+    return 0
