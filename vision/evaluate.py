@@ -180,7 +180,8 @@ def read_truth(image: Path, width: int, height: int, names: Sequence[str]) -> Tr
 
 def average_precision(tp: np.ndarray, scores: np.ndarray, n_truth: int) -> np.ndarray:
     """Return COCO 101-point interpolated AP for each column of `tp` (detections x thresholds)."""
-    tp = np.asarray(tp, dtype=bool).reshape(len(scores), -1)
+    tp = np.asarray(tp, dtype=bool)
+    tp = tp[:, None] if tp.ndim == 1 else tp
     if n_truth == 0:
         return np.full(tp.shape[1], np.nan)
     if len(scores) == 0:
