@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,7 +79,7 @@ class LiveServer:
             return json.load(response)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -103,42 +104,73 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log_path: Path) -
     )
 
 
-@pytest.fixture(scope="module")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """Run `python -m templecam serve` with a short timeline and its own data folder."""
-    base = tmp_path_factory.mktemp("live-server")
-    timeline = base / "timeline.json"
-    timeline.write_text(json.dumps(SHORT_TIMELINE))
-    data_dir = base / "data"
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "templecam",
-        "serve",
-        "--no-host-audio",
-        "--port",
-        str(port),
-        "--timeline",
-        str(timeline),
-        "--data-dir",
-        str(data_dir),
-    ]
-    log_path = base / "server.log"
+def _launch(
+    base: Path, timeline: dict[str, object], data_dir: Path, port: int
+) -> subprocess.Popen[bytes]:
+    """Start `python -m templecam serve` on `port`; its output goes to base/server.log."""
+    timeline_path = base / "timeline.json"
+    timeline_path.write_text(json.dumps(timeline))
+    command = [sys.executable, "-m", "templecam", "serve", "--no-host-audio", "--port", str(port)]
+    command += ["--timeline", str(timeline_path), "--data-dir", str(data_dir)]
     env = {**os.environ, "TEMPLECAM_DATA": str(data_dir), "PYTHONUNBUFFERED": "1"}
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(url, process, log_path)
-        yield LiveServer(url, data_dir, log_path)
-    finally:
+    with (base / "server.log").open("ab") as log:
+        return subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
         process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+class ServerProcess:
+    """A running `templecam serve` that a test may stop, or kill as a crash would."""
+
+    def __init__(self, base: Path, timeline: dict[str, object], data_dir: Path, port: int) -> None:
+        self.process = _launch(base, timeline, data_dir, port)
+        self.server = LiveServer(f"http://127.0.0.1:{port}", data_dir, base / "server.log")
+        _wait_until_up(self.server.url, self.process, self.server.log_path)
+
+    def kill_hard(self) -> None:
+        """SIGKILL the server and its children: no shutdown handler runs."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """Stop the server politely (SIGTERM), or kill it after 10 s."""
+        _stop(self.process)
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+    """Start servers on demand (same data folder and port across restarts); stop them all after."""
+    started: list[ServerProcess] = []
+
+    def start(timeline: dict[str, object], port: int) -> ServerProcess:
+        server = ServerProcess(tmp_path, timeline, tmp_path / "data", port)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """Run `python -m templecam serve` with a short timeline and its own data folder."""
+    base = tmp_path_factory.mktemp("live-server")
+    running = ServerProcess(base, SHORT_TIMELINE, base / "data", free_port())
+    try:
+        yield running.server
+    finally:
+        running.stop()
 
 
 @pytest.fixture(scope="session")
