@@ -58,11 +58,16 @@ class DetectorSettings:
     iou: float = 0.7
     """NMS: a box overlapping a better one of its class by more than this is dropped."""
     tile: int | str = "auto"
-    """"auto", 0 (whole frame only) or the tile edge in frame px (fed to the model at imgsz)."""
+    """"auto", 0 (whole frame only) or the tile edge in frame px (fed to the model at imgsz).
+
+    auto: the tile size the model was trained on when its sidecar says (0: whole frames);
+    otherwise tiles of the input size for frames over 1.5 input sizes, else the whole frame.
+    """
     overlap: int = 64
     """Least overlap of neighbouring tiles in px: objects up to this size lie whole in a tile."""
     whole: bool | None = None
-    """Also run the whole frame (for objects bigger than the overlap); None: when tiling."""
+    """Also run the whole frame, for objects bigger than the overlap; None: when tiling, unless
+    the model was trained on tiles only (it has never seen a shrunken frame)."""
     imgsz: int | None = None
     """Model input edge in px; None: the model's own (a static model accepts only that)."""
     threads: int | None = None
@@ -168,6 +173,8 @@ class ModelInfo:
     end2end: bool
     """The output is (batch, detections, 6): x1, y1, x2, y2, score, class, after NMS."""
     input_name: str
+    train_tile: int | None = None
+    """The tile edge the model was trained on (0: whole frames), when its sidecar says."""
 
 
 def _literal(text: str | None) -> Any:
@@ -211,7 +218,7 @@ def _imgsz(value: Any) -> tuple[int, int] | None:
 
 
 def sidecar_metadata(model_path: Path) -> dict[str, Any]:
-    """Read `names`/`imgsz` from `<model>.json` or `metrics.json` beside the model, if present."""
+    """Read `names`, `imgsz`, `tile` from `<model>.json` or `metrics.json` beside the model."""
     for candidate in (model_path.with_suffix(".json"), model_path.parent / "metrics.json"):
         if not candidate.is_file():
             continue
@@ -223,7 +230,7 @@ def sidecar_metadata(model_path: Path) -> dict[str, Any]:
             continue
         found: dict[str, Any] = {}
         for scope in (data, *(v for v in data.values() if isinstance(v, dict))):
-            for key in ("names", "imgsz"):
+            for key in ("names", "imgsz", "tile"):
                 if key in scope and key not in found:
                     found[key] = scope[key]
         if found:
@@ -267,7 +274,9 @@ def read_model_info(session: Session, model_path: Path | None = None) -> ModelIn
             raise ModelError("the model does not say its class names (no `names` metadata)")
         names = tuple(f"class{i}" for i in range(channels - 4))
     batch = shape[0] if isinstance(shape[0], int) and shape[0] > 0 else None
-    return ModelInfo(names, size, stride, batch, dynamic_size, end2end, inputs[0].name)
+    tile = _literal(meta.get("tile")) if "tile" in meta else side.get("tile")
+    train_tile = int(tile) if isinstance(tile, (int, float)) and tile >= 0 else None
+    return ModelInfo(names, size, stride, batch, dynamic_size, end2end, inputs[0].name, train_tile)
 
 
 def open_session(model_path: Path, threads: int) -> Any:
@@ -594,7 +603,9 @@ class Detector:
         """Decide the tiles and passes for a `width` x `height` frame."""
         s = self.settings
         tile = s.tile
-        if tile == "auto":
+        if tile == "auto" and self.info.train_tile is not None:
+            tile = self.info.train_tile
+        elif tile == "auto":
             tile = self.imgsz if max(width, height) > AUTO_TILE_FACTOR * self.imgsz else 0
         if tile and width <= tile and height <= tile:
             tile = 0
@@ -608,7 +619,9 @@ class Detector:
         assert isinstance(tile, int)
         xs, ys = tile_starts(width, tile, s.overlap), tile_starts(height, tile, s.overlap)
         tiles = tuple((x, y, min(x + tile, width), min(y + tile, height)) for y in ys for x in xs)
-        whole = True if s.whole is None else s.whole
+        whole = s.whole
+        if whole is None:
+            whole = not self.info.train_tile
         overlap = (grid_overlap(xs, tile), grid_overlap(ys, tile))
         return Plan(tiles, whole, self._input_size(), whole_input, overlap)
 

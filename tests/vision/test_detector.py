@@ -352,6 +352,19 @@ def test_metadata_names_sidecar_and_errors(tmp_path):
         wrong_rows.detect(np.zeros((64, 64, 3), np.uint8))
 
 
+def test_auto_follows_the_tile_size_the_model_was_trained_on(tmp_path):
+    model = tmp_path / "best.onnx"
+    (tmp_path / "metrics.json").write_text(json.dumps({"tile": 640, "imgsz": 320}))
+    tiled = Detector(model, session=FakeYolo(size=320))
+    assert tiled.info.train_tile == 640
+    plan = tiled.plan(1920, 1080)
+    assert len(plan.tiles) == 8 and not plan.whole  # never trained on shrunken whole frames
+    assert Detector(model, DetectorSettings(whole=True), session=FakeYolo()).plan(1920, 1080).whole
+    (tmp_path / "metrics.json").write_text(json.dumps({"tile": 0}))
+    whole = Detector(model, session=FakeYolo(size=320)).plan(1920, 1080)
+    assert whole.tiles == () and whole.whole
+
+
 def test_no_model_file_is_a_clear_error(tmp_path):
     with pytest.raises(ModelError, match="no model at"):
         Detector(tmp_path / "missing.onnx")
