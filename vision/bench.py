@@ -23,6 +23,7 @@ DEFAULT_SETTINGS: tuple[str, ...] = (
     "tile=0 imgsz=1280",
     "tile=640 threads=1",
     "tile=640 threads=2",
+    "tile=640 spin=on",
 )
 """Settings `templecam bench vision` tries when none are given."""
 

@@ -15,7 +15,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -74,6 +74,8 @@ class DetectorSettings:
     """ONNX Runtime intra-op threads; None: the CPUs this process may use, at most 4."""
     batch: bool = True
     """Run the tiles as one batch when the model accepts a batch dimension."""
+    spin: bool = False
+    """Let idle ONNX Runtime threads spin: a little faster alone, slower on busy shared cores."""
     max_det: int = 300
     """Most detections reported per frame."""
     agnostic: bool = False
@@ -124,7 +126,7 @@ def _parse_value(key: str, raw: str) -> Any:
             return float(raw)
         if key == "tile":
             return "auto" if low == "auto" else int(raw)
-        if key in ("whole", "batch", "agnostic"):
+        if key in ("whole", "batch", "agnostic", "spin"):
             if key == "whole" and low in ("auto", "none"):
                 return None
             if low not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
@@ -279,7 +281,7 @@ def read_model_info(session: Session, model_path: Path | None = None) -> ModelIn
     return ModelInfo(names, size, stride, batch, dynamic_size, end2end, inputs[0].name, train_tile)
 
 
-def open_session(model_path: Path, threads: int) -> Any:
+def open_session(model_path: Path, threads: int, spin: bool = False) -> Any:
     """Open an ONNX Runtime CPU session with `threads` intra-op threads."""
     import onnxruntime as ort
 
@@ -289,6 +291,7 @@ def open_session(model_path: Path, threads: int) -> Any:
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     try:
         return ort.InferenceSession(
             str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
@@ -576,7 +579,7 @@ class Detector:
         if session is None:
             if not self.model_path.is_file():
                 raise ModelError(f"no model at {self.model_path}")
-            session = open_session(self.model_path, self.threads)
+            session = open_session(self.model_path, self.threads, self.settings.spin)
         self.session = session
         self.info = read_model_info(session, self.model_path)
         self.imgsz = self.settings.imgsz or max(self.info.imgsz)
@@ -705,11 +708,3 @@ def _as_bgr(image: np.ndarray) -> np.ndarray:
     if image.shape[2] != 3:
         raise ValueError(f"detect() needs 1, 3 or 4 channels, not {image.shape[2]}")
     return image
-
-
-def with_settings(detector: Detector, **changes: Any) -> Detector:
-    """Return a detector on the same session with some settings changed (no reload)."""
-    settings = replace(detector.settings, **changes)
-    if settings.threads != detector.settings.threads:
-        return Detector(detector.model_path, settings)
-    return Detector(detector.model_path, settings, session=detector.session)

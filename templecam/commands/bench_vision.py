@@ -17,7 +17,7 @@ _DESCRIPTION = """\
 Time the detector (ONNX Runtime, CPU) on 1080p frames and print the median milliseconds per
 frame for each setting: tile sizes and overlaps, batching, whole frame only, threads. Without
 images, renders --frames synthetic table frames first. A setting is `key=value` words of:
-conf iou tile overlap whole imgsz threads batch max_det agnostic."""
+conf iou tile overlap whole imgsz threads batch spin max_det agnostic."""
 
 _EPILOG = """\
 examples:
