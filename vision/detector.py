@@ -1,10 +1,12 @@
 """The YOLO detector at run time: an ONNX model on ONNX Runtime's CPU provider, no torch.
 
 A 1080p frame shows dice 25-35 px across; letterboxed whole into a 640 px input they shrink to
-about 10 px. So by default the frame is cut into overlapping tiles at full resolution (the size
-the model was trained on), the tiles run as one batch where the model allows it, and a
-whole-frame pass adds the objects too big to lie whole inside one tile (chamber tiles, hands).
-`DetectorSettings.tile` chooses the strategy: "auto", 0 (whole frame only) or a tile edge in px.
+about 10 px. So a big frame is cut into overlapping tiles at full resolution, the tiles run as
+one batch where the model accepts a batch dimension, and the detections are merged: boxes cut by
+a tile edge give way to the tile that sees the object whole, pieces of big objects are joined,
+and an optional whole-frame pass adds the objects too big for a tile (chamber tiles, hands).
+`DetectorSettings.tile` chooses the strategy: "auto" (the tile size the model was trained on,
+from its metrics.json), 0 (whole frame only) or a tile edge in px.
 """
 
 from __future__ import annotations
@@ -660,6 +662,8 @@ class Detector:
         if self.info.end2end:
             xyxy, scores, cls = decode_end2end(raw, conf, s.max_det)
         else:
+            if raw.shape[0] != 4 + len(self.names) and raw.shape[1] == 4 + len(self.names):
+                raw = raw.T  # some exporters write (candidates, 4 + nc)
             if raw.shape[0] != 4 + len(self.names):
                 raise ModelError(
                     f"the model output has {raw.shape[0]} rows per candidate; its "

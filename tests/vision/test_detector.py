@@ -307,6 +307,19 @@ def test_whole_frame_only_and_auto():
     assert_found_once(auto.detect(frame_with(small, 400, 300)), small, tol=2.0)
 
 
+class TransposedYolo(FakeYolo):
+    """Writes (candidates, 4 + nc), as some exporters do."""
+
+    def run(self, outputs, feed):
+        return [out.transpose(0, 2, 1) for out in super().run(outputs, feed)]
+
+
+def test_a_transposed_output_is_read_too():
+    detector = Detector("t.onnx", DetectorSettings(tile=0), session=TransposedYolo(candidates=64))
+    square = [("blue", (100, 60, 180, 140))]
+    assert_found_once(detector.detect(frame_with(square, 320, 320)), square)
+
+
 def test_grey_and_bgra_images_are_accepted_others_refused():
     detector, _ = fake_detector("tile=0")
     assert len(detector.detect(np.zeros((100, 100), np.uint8))) == 0
