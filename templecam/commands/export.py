@@ -1,0 +1,53 @@
+"""`templecam export`: export trained Ultralytics weights (.pt) to ONNX for the detector."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from templecam.errors import UserError
+
+_DESCRIPTION = """\
+Export Ultralytics detection weights (.pt) to ONNX, offline: a static 1x3xN x N input, no NMS
+inside the model (output 1 x (4 + classes) x anchors), opset 17. The file is written under a
+temporary name and moved into place."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `export` subcommand."""
+    parser = subparsers.add_parser(
+        "export",
+        help="export trained weights (.pt) to ONNX",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--weights", required=True, metavar="X.pt", help="Ultralytics weights")
+    parser.add_argument("--out", required=True, metavar="Y.onnx", help="ONNX file to write")
+    parser.add_argument(
+        "--imgsz", type=int, default=640, help="input size in px (default: %(default)s)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the input, export, and say what was written."""
+    from models.train import TrainError, check_weights, export_onnx, onnx_shapes
+
+    weights = Path(args.weights).expanduser()
+    out = Path(args.out).expanduser()
+    if args.imgsz < 32 or args.imgsz % 32:
+        raise UserError(f"--imgsz {args.imgsz}: give a multiple of 32")
+    if out.suffix != ".onnx":
+        raise UserError(f"--out {args.out}: give a file name ending in .onnx")
+    if out.is_dir():
+        raise UserError(f"--out {args.out} is a folder: give a file name ending in .onnx")
+    try:
+        check_weights(weights)
+        export_onnx(weights, out, args.imgsz)
+        in_shape, out_shape = onnx_shapes(out)
+    except TrainError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        raise UserError(f"cannot write --out {args.out}: {error.strerror or error}") from None
+    print(f"wrote {out}: input {in_shape}, output {out_shape}")
+    return 0

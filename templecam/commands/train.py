@@ -1,0 +1,158 @@
+"""`templecam train`: train the detector offline (Ultralytics), export ONNX, write metrics.json."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from templecam.errors import UserError
+
+if TYPE_CHECKING:
+    from models.train import TrainConfig
+
+_DESCRIPTION = """\
+Train the table detector with Ultralytics, fully offline (nothing is downloaded or installed),
+from models/yolo-templecam.yaml or from --base weights, then export it to ONNX (static input,
+no NMS inside) and write DIR/best.pt, DIR/best.onnx and DIR/metrics.json (validation mAP,
+per-class AP, image and tile size, class names). With --tile N (default 640) the frames are
+first cut into overlapping N px tiles at full resolution, so that small objects such as dice
+keep their real size; --tile 0 trains on whole frames. The run itself is in DIR/run
+(--resume continues DIR/run/weights/last.pt)."""
+
+_EPILOG = """\
+examples:
+  templecam synth --out /tmp/synth --frames 400 --seed 1
+  templecam train --data /tmp/synth/data.yaml --out /tmp/model --epochs 30
+  templecam train --data /tmp/synth/data.yaml --out /tmp/model --resume"""
+
+
+def _positive(text: str) -> int:
+    """Parse a whole number of 1 or more."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: give 1 or more")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `train` subcommand."""
+    parser = subparsers.add_parser(
+        "train",
+        help="train the detector (Ultralytics, offline) and export it to ONNX",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--data", required=True, metavar="DATA.yaml", help="Ultralytics data.yaml")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for the model files")
+    parser.add_argument(
+        "--base", metavar="WEIGHTS.pt", help="fine-tune these weights instead of a fresh model"
+    )
+    parser.add_argument(
+        "--model", metavar="MODEL.yaml", help="architecture (default: models/yolo-templecam.yaml)"
+    )
+    parser.add_argument("--epochs", type=_positive, default=50, help="default: %(default)s")
+    parser.add_argument(
+        "--hours",
+        type=float,
+        help="training-time budget; the epochs are fitted to it (overrides --epochs)",
+    )
+    parser.add_argument("--imgsz", type=_positive, default=640, help="input size (default: 640)")
+    parser.add_argument("--batch", type=_positive, default=16, help="default: %(default)s")
+    parser.add_argument(
+        "--tile",
+        type=int,
+        default=640,
+        help="tile size in px at full resolution, 0 for whole frames (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--val-frames",
+        type=_positive,
+        metavar="N",
+        help="validate during training on N val frames only (faster on a CPU)",
+    )
+    parser.add_argument(
+        "--fraction",
+        type=float,
+        default=1.0,
+        help="share of the training images used, 0 to 1 (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--holdout", metavar="DATA.yaml", help="also validate the result on this dataset's val"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="data loader workers (default: 2)")
+    parser.add_argument("--seed", type=int, default=0, help="default: %(default)s")
+    parser.add_argument(
+        "--resume", action="store_true", help="continue the interrupted run in DIR/run"
+    )
+    parser.set_defaults(run=run)
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """Check the arguments; return the `models.train.TrainConfig` they ask for."""
+    from models.train import MODEL_YAML, TrainConfig
+
+    data = Path(args.data).expanduser()
+    if not data.is_file():
+        raise UserError(f"--data {args.data} does not exist: give an Ultralytics data.yaml")
+    out = Path(args.out).expanduser()
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {args.out} is a file: give a folder for the model")
+    if args.tile != 0 and args.tile < 32:
+        raise UserError(f"--tile {args.tile}: give 0 (whole frames) or a tile of 32 px or more")
+    if args.imgsz % 32:
+        raise UserError(f"--imgsz {args.imgsz}: give a multiple of 32")
+    if not 0.0 < args.fraction <= 1.0:
+        raise UserError(f"--fraction {args.fraction}: give a share above 0, up to 1")
+    if args.hours is not None and args.hours <= 0:
+        raise UserError(f"--hours {args.hours}: give a positive number of hours")
+    if args.workers < 0:
+        raise UserError(f"--workers {args.workers}: give 0 or more")
+    if args.resume and args.base:
+        raise UserError("--resume continues DIR/run; leave out --base")
+    model = Path(args.model).expanduser() if args.model else MODEL_YAML
+    if not model.is_file():
+        raise UserError(f"--model {args.model} does not exist: give a model .yaml")
+    holdout = Path(args.holdout).expanduser() if args.holdout else None
+    if holdout is not None and not holdout.is_file():
+        raise UserError(f"--holdout {args.holdout} does not exist: give an Ultralytics data.yaml")
+    extra = {} if args.fraction == 1.0 else {"fraction": args.fraction}
+    return TrainConfig(
+        data=data,
+        out=out,
+        base=Path(args.base).expanduser() if args.base else None,
+        model_yaml=model,
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        batch=args.batch,
+        tile=args.tile,
+        workers=args.workers,
+        resume=args.resume,
+        hours=args.hours,
+        seed=args.seed,
+        val_frames=args.val_frames,
+        holdout=holdout,
+        extra=extra,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train, export and record; print where the model files are."""
+    from models.train import TrainError, train
+
+    config = config_from_args(args)
+    try:
+        metrics = train(config)
+    except TrainError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        raise UserError(f"cannot read or write the model files: {error}") from None
+    out = Path(args.out).expanduser()
+    val = metrics["val"]
+    print(
+        f"wrote {out / 'best.pt'}, {out / 'best.onnx'} and {out / 'metrics.json'}: "
+        f"val mAP50 {val['map50']:.3f}, mAP50-95 {val['map50_95']:.3f} "
+        f"after {metrics['epochs']['completed']} epochs"
+    )
+    return 0
