@@ -493,6 +493,20 @@ def test_detect_json_through_the_command(real_model, rendered_frame, tmp_path, c
     assert "0 detections" in capsys.readouterr().out
 
 
+def test_detect_through_templecam_main(real_model, rendered_frame, monkeypatch, capsys):
+    from templecam import cli
+
+    if "detect" not in cli.SUBCOMMANDS:  # until cli.py lists it
+        monkeypatch.setattr(cli, "SUBCOMMANDS", (*cli.SUBCOMMANDS, "detect"))
+    argv = ["detect", str(rendered_frame), "--model", str(real_model), "--tile", "0", "--json"]
+    assert cli.main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["image"] == str(rendered_frame)
+    monkeypatch.setattr(detect, "default_model_path", lambda: Path("/nowhere/model.onnx"))
+    assert cli.main(["detect", str(rendered_frame)]) == 2
+    err = capsys.readouterr().err
+    assert "no model at /nowhere/model.onnx: train one with templecam train or pass --model" in err
+
+
 def test_detect_without_a_model_says_what_to_do(monkeypatch, tmp_path):
     monkeypatch.setattr(detect, "default_model_path", lambda: tmp_path / "templecam-default.onnx")
     args = parser().parse_args(["detect", "x.jpg"])
