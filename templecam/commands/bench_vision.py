@@ -86,12 +86,14 @@ def run_vision(args: argparse.Namespace) -> int:
                 raise UserError(f"cannot read image {path}")
             images.append(image)
     else:
-        print(f"bench vision: rendering {args.frames} 1080p frames", file=sys.stderr)
+        frames = "frame" if args.frames == 1 else "frames"
+        print(f"bench vision: rendering {args.frames} 1080p {frames}", file=sys.stderr)
         images = render_frames(args.frames, args.seed)
     height, width = images[0].shape[:2]
     if not args.json:
+        frames = "frame" if len(images) == 1 else "frames"
         print(
-            f"bench vision: {model}, {len(images)} frames of {width}x{height}, "
+            f"bench vision: {model}, {len(images)} {frames} of {width}x{height}, "
             f"{args.repeats} runs each"
         )
 
