@@ -10,7 +10,15 @@ from collections.abc import Sequence
 from templecam import __version__
 from templecam.errors import UserError
 
-SUBCOMMANDS: tuple[str, ...] = ("serve", "replay", "soundtrack", "synth", "bench")
+SUBCOMMANDS: tuple[str, ...] = (
+    "serve",
+    "replay",
+    "soundtrack",
+    "synth",
+    "detect",
+    "eval",
+    "bench",
+)
 """Subcommand modules under `templecam.commands`, each with `register(subparsers)`."""
 
 
