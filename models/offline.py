@@ -73,6 +73,10 @@ def set_offline_env() -> None:
         folder = config_dir()
         folder.mkdir(parents=True, exist_ok=True)
         os.environ["YOLO_CONFIG_DIR"] = str(folder)
+    if not os.environ.get("MPLCONFIGDIR") and "matplotlib" not in sys.modules:
+        folder = config_dir() / "matplotlib"  # its font cache, beside the Ultralytics settings
+        folder.mkdir(parents=True, exist_ok=True)
+        os.environ["MPLCONFIGDIR"] = str(folder)
 
 
 def _local_font(font: str = "Arial.ttf") -> Path | None:

@@ -257,6 +257,8 @@ def _run_training(config: TrainConfig, data: Path) -> Path:
     if config.resume:
         if not last.is_file():
             raise TrainError(f"--resume: there is no {last} to continue; train without --resume")
+        if _finished(last):  # only the validation and export were left undone
+            return run_dir
         YOLO(str(last)).train(resume=str(last), **common)
         return run_dir
     if config.base is not None:
@@ -281,6 +283,19 @@ def _run_training(config: TrainConfig, data: Path) -> Path:
         args["time"] = config.hours
     model.train(**args)
     return run_dir
+
+
+def _finished(checkpoint: Path) -> bool:
+    """Return whether a last.pt belongs to a finished run (Ultralytics then marks epoch -1)."""
+    from ultralytics.utils.patches import torch_load
+
+    try:
+        ckpt = torch_load(str(checkpoint), map_location="cpu", weights_only=False)
+    except Exception as error:  # a damaged or foreign file
+        raise TrainError(f"{checkpoint} is not readable Ultralytics weights ({error})") from None
+    epoch = int(ckpt.get("epoch", -1))
+    epochs = int((ckpt.get("train_args") or {}).get("epochs", 0))
+    return epoch < 0 or epoch + 1 >= epochs
 
 
 def _epochs_done(run_dir: Path) -> int:

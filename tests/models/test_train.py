@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -317,3 +318,43 @@ def test_export_rejects_bad_input(
     )
     assert code == 2 and ".onnx" in err
     assert not Path(target).exists()
+
+
+def test_interrupted_training_resumes(frames: Path, tmp_path: Path) -> None:
+    from ultralytics.utils.callbacks import base
+
+    from models.train import TrainConfig, train
+
+    def stop_after_first_epoch(trainer) -> None:
+        if trainer.epoch == 0:
+            raise KeyboardInterrupt
+
+    config = TrainConfig(data=frames, out=tmp_path, epochs=2, imgsz=128, batch=4, tile=0, workers=0)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        hooks = [*base.default_callbacks["on_model_save"], stop_after_first_epoch]
+        monkeypatch.setitem(base.default_callbacks, "on_model_save", hooks)
+        with pytest.raises(KeyboardInterrupt):
+            train(config, log=lambda _: None)
+    assert (tmp_path / "run" / "weights" / "last.pt").is_file()
+    assert not (tmp_path / "best.onnx").exists()
+    metrics = train(replace(config, resume=True), log=lambda _: None)
+    assert metrics["epochs"]["completed"] == 2
+    assert metrics["tile"] == 0
+    assert (tmp_path / "best.onnx").is_file()
+    # Resuming a finished run only validates and exports again.
+    assert train(replace(config, resume=True), log=lambda _: None)["epochs"]["completed"] == 2
+
+
+def test_fine_tunes_from_base_weights(
+    frames: Path, trained: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    from models.train import TrainConfig, train
+
+    base = trained[0] / "best.pt"
+    config = TrainConfig(
+        data=frames, out=tmp_path, base=base, epochs=1, imgsz=128, batch=4, tile=0, workers=0
+    )
+    metrics = train(config, log=lambda _: None)
+    assert metrics["base_weights"] == str(base)
+    assert metrics["model_yaml"] is None
+    assert metrics["output_shape"] == [1, 4 + NC, sum((128 // s) ** 2 for s in (8, 16, 32))]
