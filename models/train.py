@@ -181,8 +181,26 @@ def validate(weights: Path, data: Path, imgsz: int, batch: int, workdir: Path) -
     return box_metrics(metrics, model.names)
 
 
-def export_onnx(weights: Path, out: Path, imgsz: int) -> Path:
-    """Export a .pt to ONNX at `out` (static 1x3xIMGSZxIMGSZ input, no NMS), atomically."""
+def add_onnx_metadata(path: Path, metadata: dict[str, str]) -> None:
+    """Add or replace entries of an ONNX file's metadata_props (rewrites the file in place)."""
+    import onnx
+
+    model = onnx.load(str(path))
+    kept = [p for p in model.metadata_props if p.key not in metadata]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    for key, value in metadata.items():
+        model.metadata_props.add(key=key, value=value)
+    onnx.save(model, str(path))
+
+
+def export_onnx(
+    weights: Path, out: Path, imgsz: int, metadata: dict[str, str] | None = None
+) -> Path:
+    """Export a .pt to ONNX at `out` (static 1x3xIMGSZxIMGSZ input, no NMS), atomically.
+
+    `metadata` is added to what Ultralytics writes (names, imgsz, stride): `train` adds `tile`.
+    """
     ultralytics_offline()
     from ultralytics import YOLO
 
@@ -211,6 +229,8 @@ def export_onnx(weights: Path, out: Path, imgsz: int) -> Path:
         )
         if not produced or not Path(produced).is_file():
             raise TrainError(f"ONNX export of {weights} failed (see the messages above)")
+        if metadata:
+            add_onnx_metadata(Path(produced), metadata)
         os.replace(produced, out)
     return out
 
@@ -357,7 +377,9 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, 
         holdout["data"] = str(config.holdout.resolve())
         holdout["renderer"] = renderer_settings(config.holdout)
     log(f"train: exporting {config.out / 'best.onnx'}")
-    onnx_path = export_onnx(best_pt, config.out / "best.onnx", config.imgsz)
+    onnx_path = export_onnx(
+        best_pt, config.out / "best.onnx", config.imgsz, {"tile": str(config.tile)}
+    )
     in_shape, out_shape = onnx_shapes(onnx_path)
     metrics = build_metrics(
         config,

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from templecam.errors import UserError
 
 _DESCRIPTION = """\
 Export Ultralytics detection weights (.pt) to ONNX, offline: a static 1x3xN x N input, no NMS
-inside the model (output 1 x (4 + classes) x anchors), opset 17. The file is written under a
-temporary name and moved into place."""
+inside the model (output 1 x (4 + classes) x anchors), opset 17, with the class names, input
+size and training tile size in its metadata. The file is written under a temporary name and
+moved into place."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +28,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--imgsz", type=int, default=640, help="input size in px (default: %(default)s)"
     )
+    parser.add_argument(
+        "--tile",
+        type=int,
+        help="tile size the model was trained on, written into the ONNX metadata "
+        "(default: `tile` from metrics.json beside the weights, if there is one)",
+    )
     parser.set_defaults(run=run)
+
+
+def _tile(args: argparse.Namespace, weights: Path) -> int | None:
+    """Return the tile size to record: --tile, or metrics.json's beside the weights, or None."""
+    if args.tile is not None:
+        if args.tile < 0:
+            raise UserError(f"--tile {args.tile}: give 0 (whole frames) or a tile size in px")
+        return int(args.tile)
+    for sidecar in (weights.with_suffix(".metrics.json"), weights.parent / "metrics.json"):
+        try:
+            tile = json.loads(sidecar.read_text("utf-8")).get("tile")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(tile, int):
+            return tile
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--out {args.out} is a folder: give a file name ending in .onnx")
     try:
         check_weights(weights)
-        export_onnx(weights, out, args.imgsz)
+        tile = _tile(args, weights)
+        export_onnx(weights, out, args.imgsz, None if tile is None else {"tile": str(tile)})
         in_shape, out_shape = onnx_shapes(out)
     except TrainError as error:
         raise UserError(str(error)) from None

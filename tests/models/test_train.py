@@ -170,6 +170,9 @@ def test_training_is_offline_and_exports_onnx(trained: tuple[Path, list[str]]) -
     [inp] = session.get_inputs()
     assert inp.shape == [1, 3, IMGSZ, IMGSZ]
     assert session.get_outputs()[0].shape == [1, 4 + NC, ANCHORS]
+    meta = session.get_modelmeta().custom_metadata_map
+    assert meta["tile"] == str(TILE)
+    assert "die_unreadable" in meta["names"]
     result = session.run(None, {inp.name: np.zeros((1, 3, IMGSZ, IMGSZ), np.float32)})
     assert result[0].shape == (1, 4 + NC, ANCHORS)
     assert not list(out.glob("**/*.tmp"))
@@ -222,6 +225,7 @@ def test_export_command_writes_onnx_offline(
     session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
     assert session.get_inputs()[0].shape == [1, 3, 640, 640]
     assert session.get_outputs()[0].shape == [1, 4 + NC, 8400]
+    assert session.get_modelmeta().custom_metadata_map["tile"] == str(TILE)  # from metrics.json
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare")
