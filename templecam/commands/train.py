@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import ast
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from templecam.errors import UserError
 
@@ -24,7 +25,8 @@ _EPILOG = """\
 examples:
   templecam synth --out /tmp/synth --frames 400 --seed 1
   templecam train --data /tmp/synth/data.yaml --out /tmp/model --epochs 30
-  templecam train --data /tmp/synth/data.yaml --out /tmp/model --resume"""
+  templecam train --data /tmp/synth/data.yaml --out /tmp/model --resume
+  templecam train --data /tmp/synth/data.yaml --out /tmp/model --hours 1 --set lr0=0.0015"""
 
 
 def _positive(text: str) -> int:
@@ -86,7 +88,41 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--resume", action="store_true", help="continue the interrupted run in DIR/run"
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another Ultralytics training argument, e.g. --set lr0=0.0015 (repeatable)",
+    )
     parser.set_defaults(run=run)
+
+
+RESERVED = frozenset(
+    {"amp", "plots", "pretrained", "data", "project", "name", "model", "resume", "exist_ok"}
+)
+"""Training arguments templecam sets itself (offline-ness, where the run goes)."""
+
+
+def parse_settings(items: list[str]) -> dict[str, Any]:
+    """Parse --set KEY=VALUE items; numbers, true/false and None become Python values."""
+    settings: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise UserError(f"--set {item}: write KEY=VALUE, e.g. --set lr0=0.001")
+        if key in RESERVED:
+            raise UserError(f"--set {key}: templecam sets {key} itself; leave it out")
+        lowered = text.strip().lower()
+        if lowered in {"true", "false"}:
+            settings[key] = lowered == "true"
+            continue
+        try:
+            settings[key] = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError):
+            settings[key] = text.strip()
+    return settings
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
@@ -117,7 +153,9 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     holdout = Path(args.holdout).expanduser() if args.holdout else None
     if holdout is not None and not holdout.is_file():
         raise UserError(f"--holdout {args.holdout} does not exist: give an Ultralytics data.yaml")
-    extra = {} if args.fraction == 1.0 else {"fraction": args.fraction}
+    extra = parse_settings(args.set)
+    if args.fraction != 1.0:
+        extra["fraction"] = args.fraction
     return TrainConfig(
         data=data,
         out=out,

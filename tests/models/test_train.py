@@ -288,6 +288,23 @@ def test_train_rejects_bad_input(
     )
     assert code == 2 and "--tile" in err
 
+    for bad in ("amp=True", "lr0"):
+        code, err = _exit_and_message(
+            ["train", "--data", str(empty / "data.yaml"), "--out", out, "--set", bad], capsys
+        )
+        assert code == 2 and "--set" in err
+
+
+def test_set_parses_ultralytics_arguments() -> None:
+    from templecam.commands.train import parse_settings
+
+    assert parse_settings(["lr0=0.0015", "close_mosaic=1", "cos_lr=true", "optimizer=AdamW"]) == {
+        "lr0": 0.0015,
+        "close_mosaic": 1,
+        "cos_lr": True,
+        "optimizer": "AdamW",
+    }
+
 
 def test_train_rejects_unreadable_base_and_missing_resume(
     frames: Path, tmp_path: Path, with_commands: None, capsys: pytest.CaptureFixture[str]
