@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 import shutil
@@ -14,9 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("ultralytics")
-pytest.importorskip("onnx")
-
 from models.tiles import (
     MIN_INSIDE,
     clip_boxes,
@@ -27,6 +25,10 @@ from models.tiles import (
 )
 from templecam import cli
 
+needs_training = pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("ultralytics", "onnx")),
+    reason="needs the train extra (ultralytics, onnx)",
+)
 IMGSZ = 160
 TILE = 320
 NC = 11
@@ -160,6 +162,7 @@ def test_tile_dataset_relabels_every_tile(frames: Path, tmp_path: Path) -> None:
     assert (tmp_path / "tiles" / "data.yaml").stat().st_mtime_ns == before
 
 
+@needs_training
 def test_training_is_offline_and_exports_onnx(trained: tuple[Path, list[str]]) -> None:
     import onnxruntime as ort
 
@@ -178,6 +181,7 @@ def test_training_is_offline_and_exports_onnx(trained: tuple[Path, list[str]]) -
     assert not list(out.glob("**/*.tmp"))
 
 
+@needs_training
 def test_metrics_json_says_what_the_detector_needs(
     trained: tuple[Path, list[str]], frames: Path
 ) -> None:
@@ -211,6 +215,7 @@ def test_metrics_json_says_what_the_detector_needs(
     )
 
 
+@needs_training
 def test_export_command_writes_onnx_offline(
     trained: tuple[Path, list[str]], tmp_path: Path, with_commands: None, monkeypatch
 ) -> None:
@@ -228,6 +233,7 @@ def test_export_command_writes_onnx_offline(
     assert session.get_modelmeta().custom_metadata_map["tile"] == str(TILE)  # from metrics.json
 
 
+@needs_training
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare")
 def test_export_runs_in_a_process_without_network(
     trained: tuple[Path, list[str]], tmp_path: Path
@@ -306,6 +312,7 @@ def test_set_parses_ultralytics_arguments() -> None:
     }
 
 
+@needs_training
 def test_train_rejects_unreadable_base_and_missing_resume(
     frames: Path, tmp_path: Path, with_commands: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -322,6 +329,7 @@ def test_train_rejects_unreadable_base_and_missing_resume(
     assert code == 2 and "--resume" in err
 
 
+@needs_training
 def test_export_rejects_bad_input(
     tmp_path: Path, with_commands: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -341,6 +349,7 @@ def test_export_rejects_bad_input(
     assert not Path(target).exists()
 
 
+@needs_training
 def test_interrupted_training_resumes(frames: Path, tmp_path: Path) -> None:
     from ultralytics.utils.callbacks import base
 
@@ -366,6 +375,7 @@ def test_interrupted_training_resumes(frames: Path, tmp_path: Path) -> None:
     assert train(replace(config, resume=True), log=lambda _: None)["epochs"]["completed"] == 2
 
 
+@needs_training
 def test_fine_tunes_from_base_weights(
     frames: Path, trained: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
