@@ -69,6 +69,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the model files are for every user
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -448,6 +449,7 @@ def build_metrics(
             "train_data_yaml": str(train_data.resolve()),
             "frames": count_images(spec),
             "tiles": count_images(tiled_spec) if config.tile > 0 else None,
+            "train_fraction": float(train_args.get("fraction", 1.0)),
             "renderer": renderer_settings(config.data),
         },
         "val": val,
