@@ -17,6 +17,8 @@ SUBCOMMANDS: tuple[str, ...] = (
     "synth",
     "detect",
     "eval",
+    "train",
+    "export",
     "bench",
 )
 """Subcommand modules under `templecam.commands`, each with `register(subparsers)`."""
