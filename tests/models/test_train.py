@@ -35,14 +35,6 @@ NC = 11
 ANCHORS = sum((IMGSZ // s) ** 2 for s in (8, 16, 32))
 
 
-@pytest.fixture
-def with_commands(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make sure `train` and `export` are registered (the CLI list is edited elsewhere)."""
-    monkeypatch.setattr(
-        cli, "SUBCOMMANDS", tuple(dict.fromkeys((*cli.SUBCOMMANDS, "train", "export")))
-    )
-
-
 class NetworkGuard:
     """Refuse and record every attempt to resolve a name or open a connection."""
 
@@ -217,7 +209,7 @@ def test_metrics_json_says_what_the_detector_needs(
 
 @needs_training
 def test_export_command_writes_onnx_offline(
-    trained: tuple[Path, list[str]], tmp_path: Path, with_commands: None, monkeypatch
+    trained: tuple[Path, list[str]], tmp_path: Path, monkeypatch
 ) -> None:
     out, _ = trained
     guard = NetworkGuard()
@@ -241,11 +233,7 @@ def test_export_runs_in_a_process_without_network(
     if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
         pytest.skip("unshare -n is not permitted here")
     out, _ = trained
-    script = (
-        "import sys; from templecam import cli; "
-        "cli.SUBCOMMANDS = (*cli.SUBCOMMANDS, 'export'); "
-        "sys.exit(cli.main(sys.argv[1:]))"
-    )
+    script = "import sys; from templecam import cli; sys.exit(cli.main(sys.argv[1:]))"
     target = tmp_path / "no-net.onnx"
     args = ["--weights", str(out / "best.pt"), "--out", str(target), "--imgsz", "320"]
     done = subprocess.run(
@@ -264,9 +252,7 @@ def _exit_and_message(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tu
     return code, capsys.readouterr().err
 
 
-def test_train_rejects_bad_input(
-    tmp_path: Path, with_commands: None, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_train_rejects_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = str(tmp_path / "model")
     code, err = _exit_and_message(
         ["train", "--data", str(tmp_path / "none.yaml"), "--out", out], capsys
@@ -314,7 +300,7 @@ def test_set_parses_ultralytics_arguments() -> None:
 
 @needs_training
 def test_train_rejects_unreadable_base_and_missing_resume(
-    frames: Path, tmp_path: Path, with_commands: None, capsys: pytest.CaptureFixture[str]
+    frames: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint")
@@ -330,9 +316,7 @@ def test_train_rejects_unreadable_base_and_missing_resume(
 
 
 @needs_training
-def test_export_rejects_bad_input(
-    tmp_path: Path, with_commands: None, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_export_rejects_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = str(tmp_path / "x.onnx")
     code, err = _exit_and_message(
         ["export", "--weights", str(tmp_path / "none.pt"), "--out", target], capsys

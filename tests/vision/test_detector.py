@@ -496,8 +496,6 @@ def test_detect_json_through_the_command(real_model, rendered_frame, tmp_path, c
 def test_detect_through_templecam_main(real_model, rendered_frame, monkeypatch, capsys):
     from templecam import cli
 
-    if "detect" not in cli.SUBCOMMANDS:  # until cli.py lists it
-        monkeypatch.setattr(cli, "SUBCOMMANDS", (*cli.SUBCOMMANDS, "detect"))
     argv = ["detect", str(rendered_frame), "--model", str(real_model), "--tile", "0", "--json"]
     assert cli.main(argv) == 0
     assert json.loads(capsys.readouterr().out)["image"] == str(rendered_frame)
