@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
 from collections.abc import Callable, Iterator
@@ -18,6 +17,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from templecam.files import write_atomically
 
 MIN_INSIDE = 0.5
 """A box is kept in a tile when at least this share of its area lies inside the tile."""
@@ -192,16 +193,6 @@ def _tiles_of(
         yield f"_x{x0:04d}_y{y0:04d}", crop, format_labels(kept, x1 - x0, y1 - y0)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write a file under a temporary name, then move it into place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def tile_dataset(
     data_yaml: Path,
     out: Path,
@@ -256,8 +247,8 @@ def tile_dataset(
                 ok, jpeg = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
                 if not ok:
                     raise TileError(f"OpenCV could not encode a tile of {image_file}")
-                _write_atomic(out / "images" / split / f"{stem}.jpg", jpeg.tobytes())
-                _write_atomic(out / "labels" / split / f"{stem}.txt", labels.encode("utf-8"))
+                write_atomically(out / "images" / split / f"{stem}.jpg", jpeg.tobytes())
+                write_atomically(out / "labels" / split / f"{stem}.txt", labels.encode("utf-8"))
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -271,6 +262,6 @@ def tile_dataset(
         "names:",
         *(f"  - {name}" for name in spec.names),
     ]
-    _write_atomic(out / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))
-    _write_atomic(out_yaml, ("\n".join(lines) + "\n").encode("utf-8"))
+    write_atomically(out / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))
+    write_atomically(out_yaml, ("\n".join(lines) + "\n").encode("utf-8"))
     return out_yaml

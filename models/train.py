@@ -22,6 +22,7 @@ from typing import Any
 
 from models.offline import OFFLINE_TRAIN_ARGS, ultralytics_offline
 from models.tiles import DataSpec, TileError, count_images, read_data_yaml, tile_dataset
+from templecam.files import write_atomically
 
 MODEL_YAML = Path(__file__).with_name("yolo-templecam.yaml")
 """The default architecture: a slim YOLOv8-style detector (see the file)."""
@@ -60,20 +61,6 @@ class TrainConfig:
     """A second data.yaml to validate the final model on (its val split), recorded as `holdout`."""
     extra: dict[str, Any] = field(default_factory=dict)
     """More Ultralytics training arguments (augmentation, learning rate, ...)."""
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a whole file under a temporary name in the same folder, then move it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; the model files are for every user
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def check_data(data: Path) -> DataSpec:
@@ -351,7 +338,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, 
         run_dir = _run_training(config, data)
     finally:
         spent = seconds_before + time.monotonic() - started
-        write_atomic(config.out / ".train-time.json", json.dumps({"seconds": spent}).encode())
+        write_atomically(config.out / ".train-time.json", json.dumps({"seconds": spent}).encode())
     best_run = run_dir / "weights" / "best.pt"
     if not best_run.is_file():
         best_run = run_dir / "weights" / "last.pt"
@@ -393,7 +380,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, 
         holdout=holdout,
         shapes=(in_shape, out_shape),
     )
-    write_atomic(
+    write_atomically(
         config.out / "metrics.json", (json.dumps(metrics, indent=1) + "\n").encode("utf-8")
     )
     return metrics

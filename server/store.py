@@ -7,11 +7,12 @@ import logging
 import os
 import re
 import secrets
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from templecam.files import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -30,21 +31,6 @@ class SavedGame:
     created: float
     players: list[str]
     lines: int
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class GameStore:
@@ -69,7 +55,7 @@ class GameStore:
             game_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
             if not self.record_path(game_id).exists():
                 break
-        write_atomically(self.record_path(game_id), json.dumps(setup_line) + "\n")
+        write_atomically(self.record_path(game_id), json.dumps(setup_line) + "\n", durable=True)
         self.write_meta(game_id, meta)
         return game_id
 
@@ -99,7 +85,9 @@ class GameStore:
 
     def write_meta(self, game_id: str, meta: dict[str, Any]) -> None:
         """Replace the game's metadata (clock, audio choice) atomically."""
-        write_atomically(self._path(game_id, ".meta.json"), json.dumps(meta, indent=1))
+        write_atomically(
+            self._path(game_id, ".meta.json"), json.dumps(meta, indent=1), durable=True
+        )
 
     def read_meta(self, game_id: str) -> dict[str, Any]:
         """Return the game's metadata, or {} when it is missing or unreadable."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ import cv2
 from models.synth.frame import Frame, render_frame
 from models.synth.labels import CLASS_NAMES
 from models.synth.settings import JPEG_QUALITY, SynthSettings
+from templecam.files import write_atomically
 
 MANIFEST = "templecam-synth.json"
 """The file that marks a folder as a templecam synthetic dataset."""
@@ -69,17 +69,6 @@ def frame_paths(out: Path, index: int, val_fraction: float) -> tuple[Path, Path,
     )
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a whole file under a temporary name, then move it into place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def encode_frame(frame: Frame) -> tuple[bytes, bytes, bytes]:
     """Return the bytes of the image (fixed-quality JPEG), the label file and the scene JSON."""
     ok, jpeg = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
@@ -130,7 +119,7 @@ def prepare(plan: DatasetPlan) -> list[int]:
     for top in ("images", "labels", "scenes"):
         for split in SPLITS:
             (out / top / split).mkdir(parents=True, exist_ok=True)
-    write_atomic(manifest_path, (json.dumps(plan.manifest(), indent=1) + "\n").encode("utf-8"))
+    write_atomically(manifest_path, (json.dumps(plan.manifest(), indent=1) + "\n").encode("utf-8"))
     return [
         i
         for i in range(plan.frames)
@@ -142,9 +131,9 @@ def write_frame(plan: DatasetPlan, index: int, frame: Frame) -> None:
     """Write one frame's image, labels and scene (the scene last: it marks the frame done)."""
     image, labels, scene = encode_frame(frame)
     image_path, label_path, scene_path = frame_paths(plan.out, index, plan.val_fraction)
-    write_atomic(image_path, image)
-    write_atomic(label_path, labels)
-    write_atomic(scene_path, scene)
+    write_atomically(image_path, image)
+    write_atomically(label_path, labels)
+    write_atomically(scene_path, scene)
 
 
 def write_data_yaml(plan: DatasetPlan) -> Path:
@@ -161,7 +150,7 @@ def write_data_yaml(plan: DatasetPlan) -> Path:
         *(f"  - {name}" for name in CLASS_NAMES),
     ]
     path = plan.out / "data.yaml"
-    write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
+    write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
     return path
 
 
