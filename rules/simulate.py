@@ -8,19 +8,10 @@ from typing import Any
 
 from rules.actions import open_actions, team_actions
 from rules.engine import Game
-from rules.vocabulary import BLACK_MASK, FACES, SIDES
+from rules.timeline import Timeline
+from rules.vocabulary import BLACK_MASK, FACES, side_towards
 
 PLAYER_COLOURS = ("red", "blue", "green", "yellow", "purple", "orange")
-
-_DEFAULT_CLOCK = (
-    (180.0, "countdown_start", 1),
-    (215.0, "countdown_end", 1),
-    (360.0, "countdown_start", 2),
-    (395.0, "countdown_end", 2),
-    (565.0, "countdown_start", 3),
-    (600.0, "collapse", 0),
-)
-"""The clock events of a default ten-minute game: (game clock, type, countdown number)."""
 
 
 def random_setup(rng: random.Random, players: int | None = None) -> dict[str, Any]:
@@ -81,16 +72,13 @@ def random_events(
     `noise` of them are nonsense that the engine must reject without changing anything.
     """
     clock = 0.0
-    schedule = list(_DEFAULT_CLOCK) if countdowns else []
+    schedule = Timeline().events() if countdowns else []
     for _ in range(steps):
         if game.outcome != "running":
             return
         clock += seconds_per_event
-        if schedule and clock >= schedule[0][0]:
-            _, kind, n = schedule.pop(0)
-            event: Any = {"type": kind, "t": round(clock, 2)}
-            if n:
-                event["n"] = n
+        if schedule and clock >= schedule[0]["t"]:
+            event: Any = {**schedule.pop(0), "t": round(clock, 2)}
         elif rng.random() < noise:
             event = nonsense_event(rng, game)
         else:
@@ -113,19 +101,8 @@ def _plausible_event(rng: random.Random, game: Game) -> dict[str, Any]:
         if event["type"] == "discover":
             event["tile"] = rng.choice(game.unplaced_tiles()).tile_id
             if rng.random() < 0.5:
-                cell = tuple(event["cell"])
                 here = game.players[event["player"]].cell
                 assert here is not None
-                event["stairs"] = next(
-                    s for s in SIDES if (cell[0] + _dx(s), cell[1] + _dy(s)) == here
-                )
+                event["stairs"] = side_towards(tuple(event["cell"]), here)
         return event
     return roll(rng, game, rng.choice(inside))
-
-
-def _dx(side: str) -> int:
-    return {"E": 1, "W": -1}.get(side, 0)
-
-
-def _dy(side: str) -> int:
-    return {"N": 1, "S": -1}.get(side, 0)

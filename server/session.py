@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.engine import Game, Verdict
+from rules.engine import CLOCK_EVENTS, Game, Verdict
 from rules.errors import RecordError
 from rules.narrative import describe_event
 from rules.record import parse_lines
@@ -125,7 +125,7 @@ class Session:
         with self.lock:
             self._stop_clock()
             self.game, self.game_id, self.setup_line = game, game_id, parsed[0].value
-            self.log, self._lines = [], parsed[-1].number if parsed else 1
+            self.log, self._lines = [], parsed[-1].number
             for line in parsed[1:]:
                 event = line.value
                 verdict = game.apply(event)
@@ -157,12 +157,9 @@ class Session:
         self._last_t = float(last_t) if isinstance(last_t, int | float) else self.clock.t
 
     def resume_latest(self) -> str | None:
-        """Resume the newest saved game that is still running; return its id, if any."""
+        """Resume the newest readable saved game if it is still running; return its id."""
         for saved in self.store.list_games():
             try:
-                lines = self.store.read_lines(saved.game_id)
-                if not lines:
-                    continue
                 self.resume(saved.game_id)
             except (RecordError, UnknownGame) as error:
                 log.warning("cannot resume %s: %s", saved.game_id, error)
@@ -188,15 +185,20 @@ class Session:
             stamped = {**event, "t": round(max(0.0, self.clock.t), 2)}
             if source != "manual":
                 stamped["source"] = source
-            verdict = game.apply(stamped)
-            self._lines += 1
-            self.store.append(self.game_id or "", stamped)
-            self._remember(self._lines, stamped, verdict, source)
-            if game.outcome != "running":
-                self.clock.finish()
-            self._changed()
+            verdict = self._commit(game, stamped, source)
             self._save_meta()
             return verdict
+
+    def _commit(self, game: Game, event: dict[str, Any], source: str) -> Verdict:
+        """Judge an event, append it to the saved record and the log, stop a finished clock."""
+        verdict = game.apply(event)
+        self._lines += 1
+        self.store.append(self.game_id or "", event)
+        self._remember(self._lines, event, verdict, source)
+        if game.outcome != "running":
+            self.clock.finish()
+        self._changed()
+        return verdict
 
     def _remember(self, line: int, event: Any, verdict: Verdict, source: str) -> None:
         text = describe_event(event)
@@ -244,20 +246,10 @@ class Session:
             for event in self.timeline.events_between(self._last_t, now):
                 if self.game.outcome != "running":
                     break
-                self._record_clock_event(event)
+                self._commit(self.game, event, "clock")
             self._last_t = now
             if time.monotonic() - self._last_meta_save >= META_SAVE_INTERVAL_SECONDS:
                 self._save_meta()
-
-    def _record_clock_event(self, event: dict[str, Any]) -> None:
-        assert self.game is not None
-        verdict = self.game.apply(event)
-        self._lines += 1
-        self.store.append(self.game_id or "", event)
-        self._remember(self._lines, event, verdict, "clock")
-        if self.game.outcome != "running":
-            self.clock.finish()
-        self._changed()
 
     def _stop_clock(self) -> None:
         if self.clock.status == "running":
@@ -297,7 +289,7 @@ class Session:
 
 def _source_of(event: Any) -> str:
     if isinstance(event, dict):
-        if event.get("type") in ("countdown_start", "countdown_end", "collapse"):
+        if event.get("type") in CLOCK_EVENTS:
             return "clock"
         return str(event.get("source", "manual"))
     return "manual"
