@@ -1,0 +1,125 @@
+"""What the camera saw on the table in one frame, in game terms (the value vision/scene emits)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Cell = tuple[int, int]
+"""A temple grid cell `(x, y)`, as in the game record."""
+
+
+@dataclass(frozen=True)
+class SeenDie:
+    """One die in a player's zone: its top face (None while unreadable), where, how sure."""
+
+    face: str | None
+    xy_mm: tuple[float, float]
+    conf: float
+
+
+@dataclass(frozen=True)
+class SeenTile:
+    """A chamber tile lying in a temple cell: which enrolled tile, its stairway side, how sure."""
+
+    tile: str
+    """Enrolled tile id, or "unknown" when the tile is there but not recognised."""
+    stairs: str
+    """The table side (N, E, S, W) its stairway faces."""
+    conf: float
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything one frame shows, in table terms; `busy` zones had hands or moving dice."""
+
+    seq: int
+    """The frame's sequence number at its source."""
+    t: float
+    """When the frame was grabbed, in seconds (monotonic clock of the source)."""
+    dice: Mapping[str, tuple[SeenDie, ...]] = field(default_factory=dict)
+    """Each player's dice, found in that player's zone."""
+    tiles: Mapping[Cell, SeenTile] = field(default_factory=dict)
+    gems: Mapping[Cell, int] = field(default_factory=dict)
+    """Gems lying on each chamber (cells without gems are left out)."""
+    depot_gems: int | None = None
+    """Gems in the depot zone; None when the calibration has no depot zone."""
+    figures: Mapping[str, Cell | None] = field(default_factory=dict)
+    """Each adventurer figure's cell by colour; None when it stands outside the temple."""
+    busy: frozenset[str] = frozenset()
+    """Players whose zone has a hand over it or a die that cannot be read."""
+    hands: int = 0
+    """Hands and arms seen over the table."""
+
+    def faces(self, player: str) -> tuple[str, ...] | None:
+        """Return the player's readable faces, sorted; None if any of their dice is unreadable."""
+        dice = self.dice.get(player, ())
+        if any(d.face is None for d in dice):
+            return None
+        return tuple(sorted(d.face for d in dice if d.face is not None))
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the observation as a JSON object (cells written as "x,y" keys)."""
+        return {
+            "seq": self.seq,
+            "t": round(self.t, 3),
+            "dice": {
+                p: [
+                    {
+                        "face": d.face,
+                        "xy_mm": [round(v, 1) for v in d.xy_mm],
+                        "conf": round(d.conf, 3),
+                    }
+                    for d in dice
+                ]
+                for p, dice in self.dice.items()
+            },
+            "tiles": {
+                _key(c): {"tile": s.tile, "stairs": s.stairs, "conf": round(s.conf, 3)}
+                for c, s in self.tiles.items()
+            },
+            "gems": {_key(c): n for c, n in self.gems.items()},
+            "depot_gems": self.depot_gems,
+            "figures": {p: (list(c) if c is not None else None) for p, c in self.figures.items()},
+            "busy": sorted(self.busy),
+            "hands": self.hands,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Observation:
+        """Read an observation written by `to_json` (saved observations feed tests and replays)."""
+        return cls(
+            seq=int(data["seq"]),
+            t=float(data["t"]),
+            dice={
+                p: tuple(
+                    SeenDie(
+                        d["face"], (float(d["xy_mm"][0]), float(d["xy_mm"][1])), float(d["conf"])
+                    )
+                    for d in dice
+                )
+                for p, dice in data.get("dice", {}).items()
+            },
+            tiles={
+                _cell(k): SeenTile(str(v["tile"]), str(v["stairs"]), float(v["conf"]))
+                for k, v in data.get("tiles", {}).items()
+            },
+            gems={_cell(k): int(n) for k, n in data.get("gems", {}).items()},
+            depot_gems=data.get("depot_gems"),
+            figures={
+                p: (tuple(c) if c is not None else None)  # type: ignore[misc]
+                for p, c in data.get("figures", {}).items()
+            },
+            busy=frozenset(data.get("busy", ())),
+            hands=int(data.get("hands", 0)),
+        )
+
+
+def _key(cell: Cell) -> str:
+    return f"{cell[0]},{cell[1]}"
+
+
+def _cell(key: str) -> Cell:
+    x, y = key.split(",")
+    return int(x), int(y)
