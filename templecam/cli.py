@@ -20,6 +20,8 @@ SUBCOMMANDS: tuple[str, ...] = (
     "train",
     "export",
     "bench",
+    "calibrate",
+    "enroll",
 )
 """Subcommand modules under `templecam.commands`, each with `register(subparsers)`."""
 
