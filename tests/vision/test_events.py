@@ -1,0 +1,172 @@
+"""Stability and events: saved observations in, checked game events out, against the real engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.engine import Game
+from vision.events import EventMaker
+from vision.observation import Observation, SeenDie, SeenTile
+from vision.stability import Stabiliser
+
+ROLL = ("adventurer", "adventurer", "key", "torch", "golden_mask")
+
+
+class Table:
+    """A stream of observations with a game that applies the events they make."""
+
+    def __init__(self, players: tuple[str, ...] = ("red", "blue")) -> None:
+        self.game = Game.from_setup_line({"type": "setup", "players": list(players)})
+        self.stabiliser = Stabiliser()
+        self.maker = EventMaker(lambda: self.game)
+        self.t = 0.0
+        self.seq = 0
+        self.dice: dict[str, tuple[SeenDie, ...]] = {p: () for p in players}
+        self.tiles: dict[tuple[int, int], SeenTile] = {(0, 0): SeenTile("start", "S", 0.9)}
+        self.gems: dict[tuple[int, int], int] = {}
+        self.figures: dict[str, tuple[int, int] | None] = {p: (0, 0) for p in players}
+        self.busy: set[str] = set()
+        self.events: list[dict[str, Any]] = []
+        self.verdicts: list[bool] = []
+
+    def show(self, frames: int = 4, dt: float = 0.1) -> None:
+        """Let `frames` frames of the current table go through stability and events."""
+        for _ in range(frames):
+            self.seq += 1
+            self.t += dt
+            obs = Observation(
+                seq=self.seq,
+                t=self.t,
+                dice=dict(self.dice),
+                tiles=dict(self.tiles),
+                gems=dict(self.gems),
+                depot_gems=None,
+                figures=dict(self.figures),
+                busy=frozenset(self.busy),
+            )
+            for event in self.maker.events_for(self.stabiliser.update(obs)):
+                self.events.append(event)
+                self.verdicts.append(self.game.apply(event).ok)
+
+    def roll(self, player: str, faces: tuple[str, ...], tumble_frames: int = 3) -> None:
+        """A hand over the zone, dice tumbling, then the dice at rest showing `faces`."""
+        self.busy.add(player)
+        self.dice[player] = tuple(SeenDie(None, (i * 20.0, 0.0), 0.5) for i in range(len(faces)))
+        self.show(tumble_frames)
+        self.busy.discard(player)
+        self.dice[player] = tuple(SeenDie(f, (i * 20.0, 0.0), 0.9) for i, f in enumerate(faces))
+        self.show()
+
+
+def test_a_roll_gives_one_dice_event_after_the_dice_come_to_rest() -> None:
+    table = Table()
+    table.roll("red", ROLL)
+    assert [e["type"] for e in table.events] == ["dice"]
+    event = table.events[0]
+    assert event["player"] == "red" and sorted(event["faces"]) == sorted(ROLL)
+    assert 0 < event["conf"] <= 1 and table.verdicts == [True]
+    table.show(20)  # dice lying still make no more events
+    assert len(table.events) == 1
+
+
+def test_tumbling_dice_and_hands_never_make_an_event() -> None:
+    table = Table()
+    table.busy.add("red")
+    table.dice["red"] = tuple(SeenDie("key", (i * 20.0, 0.0), 0.9) for i in range(5))
+    table.show(30)  # readable dice, but a hand hovers over them the whole time
+    table.busy.clear()
+    table.dice["blue"] = (SeenDie(None, (0.0, 0.0), 0.4),) * 5
+    table.show(30)  # blue's dice never stop tumbling
+    assert [e["player"] for e in table.events] == ["red"]  # red once the hand has gone
+
+
+def test_a_reroll_with_the_same_faces_is_still_a_roll() -> None:
+    table = Table()
+    table.roll("red", ROLL)
+    table.roll("red", ROLL)
+    assert [e["type"] for e in table.events] == ["dice", "dice"]
+
+
+def test_a_die_out_of_sight_holds_the_event_and_says_why() -> None:
+    table = Table()
+    table.roll("red", ROLL[:4])
+    assert table.events == []
+    assert table.maker.waiting["red"] == "red: 4 of 5 dice seen"
+
+
+def test_discover_and_enter_follow_the_tile_and_the_figure() -> None:
+    table = Table()
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "adventurer", "key"))
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    table.show(6)
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "adventurer", "key"))
+    table.figures["red"] = (0, 1)
+    table.show(6)
+    kinds = [(e["type"], e.get("player")) for e in table.events]
+    assert kinds == [("dice", "red"), ("discover", "red"), ("dice", "red"), ("enter", "red")]
+    assert table.events[1]["cell"] == [0, 1] and table.events[1]["tile"] == "chamber-1"
+    assert all(table.verdicts)
+    assert table.game.players["red"].cell == (0, 1)
+
+
+def test_an_illegal_move_is_proposed_once_and_the_engine_says_why() -> None:
+    table = Table()
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "adventurer", "key"))
+    table.tiles[(0, 1)] = SeenTile("chamber-4", "S", 0.8)  # enter needs two keys
+    table.show(6)
+    table.figures["red"] = (0, 1)
+    table.show(20)
+    enters = [
+        (e, ok) for e, ok in zip(table.events, table.verdicts, strict=True) if e["type"] == "enter"
+    ]
+    assert len(enters) == 1 and enters[0][1] is False
+    reason = table.game.copy().apply({k: v for k, v in enters[0][0].items()}).reason
+    assert "key" in reason
+
+
+def test_gems_on_a_chamber_activate_it_with_the_players_inside() -> None:
+    table = Table(("red", "blue"))
+    keys = ("key", "key", "key", "key", "adventurer")
+    for player in ("red", "blue"):
+        table.roll(player, ("adventurer", "key", "adventurer", "adventurer", "adventurer"))
+    table.tiles[(1, 0)] = SeenTile("gem3-key-1", "W", 0.8)
+    table.show(6)
+    for player in ("red", "blue"):
+        table.roll(player, keys)
+        table.figures[player] = (1, 0)
+        table.show(6)
+        table.roll(player, keys)
+    table.gems[(1, 0)] = 2
+    table.show(8)
+    activate = [e for e in table.events if e["type"] == "activate"]
+    assert activate == [
+        {"type": "activate", "cell": [1, 0], "gems": 2, "players": ["red", "blue"], "conf": 1.0}
+    ]
+    assert table.verdicts[table.events.index(activate[0])] is True
+    assert table.game.temple.at((1, 0)).gems == 2
+
+
+def test_a_hand_passing_over_the_temple_changes_nothing() -> None:
+    table = Table()
+    table.roll("red", ROLL)
+    table.figures["red"] = (0, 1)  # one frame: the figure seems elsewhere under a hand
+    table.show(1)
+    table.figures["red"] = (0, 0)
+    table.show(10)
+    assert [e["type"] for e in table.events] == ["dice"]
+
+
+def test_observations_round_trip_through_json() -> None:
+    obs = Observation(
+        seq=3,
+        t=1.5,
+        dice={"red": (SeenDie("key", (1.0, 2.0), 0.9), SeenDie(None, (3.0, 4.0), 0.4))},
+        tiles={(0, 1): SeenTile("exit", "S", 0.7)},
+        gems={(0, 1): 2},
+        depot_gems=5,
+        figures={"red": (0, 1), "blue": None},
+        busy=frozenset({"red"}),
+        hands=1,
+    )
+    assert Observation.from_json(obs.to_json()) == obs
+    assert obs.faces("red") is None

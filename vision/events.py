@@ -1,0 +1,166 @@
+"""Settled table changes -> game-record events, judged against the game as the engine has it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.engine import Game
+from rules.vocabulary import BLACK_MASK, GOLDEN_MASK, OFFSETS, SIDES
+from vision.stability import Settled
+
+_ORDER = {"dice": 0, "tile": 1, "figure": 2, "gems": 3, "depot": 4}
+
+
+@dataclass
+class EventMaker:
+    """Turns settled values into events; each distinct change is proposed once.
+
+    `game` returns the engine's current game (read only): events are worked out against what
+    the engine already knows, so a rejected event is not proposed again until the table changes.
+    """
+
+    game: Callable[[], Game | None]
+    proposed: set[tuple[Any, ...]] = field(default_factory=set)
+    last_faces: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    waiting: dict[str, str] = field(default_factory=dict)
+    """Why a settled change gives no event yet, by player or cell (shown on the dashboard)."""
+
+    def events_for(self, changes: Sequence[Settled]) -> list[dict[str, Any]]:
+        """Return the events that the settled changes stand for, in the order to apply them."""
+        game = self.game()
+        if game is None or game.outcome != "running":
+            return []
+        events: list[dict[str, Any]] = []
+        for change in sorted(changes, key=lambda c: (_ORDER[str(c.key[0])], c.since)):
+            kind = change.key[0]
+            if kind == "dice":
+                events += self._dice(game, change)
+            elif kind == "tile":
+                events += self._tile(game, change)
+            elif kind == "figure":
+                events += self._figure(game, change)
+            elif kind == "gems":
+                events += self._gems(game, change)
+        return events
+
+    def _once(self, key: tuple[Any, ...], event: dict[str, Any]) -> list[dict[str, Any]]:
+        if key in self.proposed:
+            return []
+        self.proposed.add(key)
+        return [event]
+
+    # ----- dice ----------------------------------------------------------------------------
+
+    def _dice(self, game: Game, change: Settled) -> list[dict[str, Any]]:
+        player_id = str(change.key[1])
+        faces = tuple(change.value)
+        player = game.players.get(player_id)
+        if player is None or player.escaped:
+            return []
+        if len(faces) != player.dice:
+            self.waiting[player_id] = f"{player_id}: {len(faces)} of {player.dice} dice seen"
+            return []
+        self.waiting.pop(player_id, None)
+        if faces == self.last_faces.get(player_id) and not change.rolled:
+            return []
+        self.last_faces[player_id] = faces
+        events = []
+        freed = player.locked - faces.count(BLACK_MASK)
+        if freed > 0:
+            helper = self._golden_helper(game, player_id)
+            if helper is not None:
+                unlock = {"type": "unlock", "player": player_id, "count": min(freed, 2)}
+                if helper != player_id:
+                    unlock["by"] = helper
+                events.append(_stamped(unlock, change))
+        events.append(_stamped({"type": "dice", "player": player_id, "faces": list(faces)}, change))
+        self.proposed.add(("dice", player_id, faces, change.since))
+        return events
+
+    @staticmethod
+    def _golden_helper(game: Game, player_id: str) -> str | None:
+        """Who used a golden mask to free the player's black masks: the player, or a neighbour."""
+        player = game.players[player_id]
+        if player.showing[GOLDEN_MASK]:
+            return player_id
+        for other in game.players_in(player.cell) if player.cell is not None else []:
+            if other.player_id != player_id and other.showing[GOLDEN_MASK]:
+                return other.player_id
+        return None
+
+    # ----- temple --------------------------------------------------------------------------
+
+    def _tile(self, game: Game, change: Settled) -> list[dict[str, Any]]:
+        cell = change.key[1]
+        tile_id, stairs = change.value
+        if game.temple.at(cell) is not None or tile_id in ("unknown", "back"):
+            return []
+        event: dict[str, Any] = {"type": "discover", "tile": tile_id, "cell": list(cell)}
+        if stairs in SIDES:
+            event["stairs"] = stairs
+        candidates = self._neighbours(game, cell)
+        chosen = _first_accepted(game, event, "player", candidates)
+        event["player"] = chosen or (candidates[0] if candidates else next(iter(game.players)))
+        return self._once(("discover", cell, tile_id), _stamped(event, change))
+
+    @staticmethod
+    def _neighbours(game: Game, cell: tuple[int, int]) -> list[str]:
+        """Players inside, in a chamber next to `cell` (those with a door toward it first)."""
+        found: list[tuple[int, str]] = []
+        for side, (dx, dy) in OFFSETS.items():
+            placed = game.temple.at((cell[0] - dx, cell[1] - dy))
+            if placed is None:
+                continue
+            door = side in placed.open_sides
+            for player in game.players_in(placed.cell):
+                if player.inside:
+                    found.append((0 if door else 1, player.player_id))
+        return [pid for _, pid in sorted(found)]
+
+    def _figure(self, game: Game, change: Settled) -> list[dict[str, Any]]:
+        player_id = str(change.key[1])
+        player = game.players.get(player_id)
+        if player is None or player.escaped:
+            return []
+        cell = change.value
+        if cell is None:
+            exit_here = player.cell is not None and game.temple.at(player.cell)
+            if exit_here and exit_here.tile.kind == "exit":
+                return self._once(
+                    ("escape", player_id), _stamped({"type": "escape", "player": player_id}, change)
+                )
+            return []
+        cell = tuple(cell)
+        if cell == player.cell or game.temple.at(cell) is None:
+            return []
+        event = {"type": "enter", "player": player_id, "cell": list(cell)}
+        return self._once(("enter", player_id, cell, change.since), _stamped(event, change))
+
+    def _gems(self, game: Game, change: Settled) -> list[dict[str, Any]]:
+        cell = change.key[1]
+        count = int(change.value)
+        placed = game.temple.at(cell)
+        if placed is None or placed.gems or count <= 0 or placed.tile.gems is None:
+            return []
+        gems = min(count, placed.tile.gems.count)
+        players = [p.player_id for p in game.players_in(cell) if p.inside]
+        event = {"type": "activate", "cell": list(cell), "gems": gems, "players": players}
+        return self._once(("activate", cell, gems), _stamped(event, change))
+
+
+def _first_accepted(
+    game: Game, event: dict[str, Any], field_name: str, candidates: Sequence[str]
+) -> str | None:
+    """Return the first candidate for whom the engine would accept the event."""
+    for candidate in candidates:
+        trial = game.copy()
+        if trial.apply({**event, field_name: candidate}).ok:
+            return candidate
+    return None
+
+
+def _stamped(event: dict[str, Any], change: Settled) -> dict[str, Any]:
+    """Add the confidence behind the event (the engine ignores it; the record keeps it)."""
+    return {**event, "conf": round(float(change.conf), 3)}
