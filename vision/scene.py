@@ -74,7 +74,7 @@ class SceneReader:
         if self.grid is None:
             self.grid = self._find_grid(frame, detections[tiles_mask], centres_mm[tiles_mask])
         tiles = self._tiles(frame, detections[tiles_mask], centres_mm[tiles_mask])
-        gems, depot = self._gems(centres_mm[(names == "gem") & (conf >= s.piece_conf)])
+        gems, depot = self._gems(centres_mm[(names == "gem") & (conf >= s.piece_conf)], set(tiles))
         figures = self._figures(frame, detections, names, centres_mm)
         return Observation(
             seq=seq,
@@ -172,7 +172,10 @@ class SceneReader:
 
     # ----- gems and figures ----------------------------------------------------------------
 
-    def _gems(self, centres_mm: np.ndarray) -> tuple[dict[Cell, int], int | None]:
+    def _gems(
+        self, centres_mm: np.ndarray, tile_cells: set[Cell]
+    ) -> tuple[dict[Cell, int], int | None]:
+        """Gems in the depot zone, and gems on chambers (spares and strays lie elsewhere)."""
         gems: dict[Cell, int] = {}
         depot = 0 if self.calibration.depot_mm is not None else None
         for centre in centres_mm:
@@ -181,7 +184,7 @@ class SceneReader:
                 depot += 1
                 continue
             cell = self.grid.cell_of(xy) if self.grid is not None else None
-            if cell is not None:
+            if cell is not None and cell in tile_cells:
                 gems[cell] = gems.get(cell, 0) + 1
         return gems, depot
 
