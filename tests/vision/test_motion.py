@@ -1,0 +1,80 @@
+"""Motion gating with the real ONNX detector on a rendered frame."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.synth.frame import render_frame
+from models.synth.settings import SynthSettings
+from vision.detections import Detections
+from vision.detector import Detector
+from vision.motion import MotionGate, MotionSettings
+
+BASELINE = Path(__file__).resolve().parents[2] / "models" / "templecam-baseline.onnx"
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    """The shipped baseline model on ONNX Runtime."""
+    return Detector(BASELINE)
+
+
+@pytest.fixture(scope="module")
+def frame() -> np.ndarray:
+    """A rendered table frame."""
+    return render_frame(SynthSettings(), seed=5, index=0).image
+
+
+class Recorder:
+    """Runs the real detector and remembers the size of every image it was given."""
+
+    def __init__(self, detector: Detector) -> None:
+        self.detector = detector
+        self.shapes: list[tuple[int, int]] = []
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        self.shapes.append(image.shape[:2])
+        return self.detector.detect(image)
+
+
+def test_a_still_frame_reuses_the_detections(detector: Detector, frame: np.ndarray) -> None:
+    recorder = Recorder(detector)
+    gate = MotionGate(recorder)
+    first = gate.process(frame, 0.0)
+    noisy = np.clip(
+        frame.astype(np.int16) + np.random.default_rng(0).integers(-3, 4, frame.shape), 0, 255
+    )
+    second = gate.process(noisy.astype(np.uint8), 0.1)
+    assert first.full and not second.full and second.windows == ()
+    assert len(recorder.shapes) == 1
+    assert np.array_equal(first.detections.xyxy, second.detections.xyxy)
+
+
+def test_a_change_is_re_detected_in_its_window_only(detector: Detector, frame: np.ndarray) -> None:
+    recorder = Recorder(detector)
+    gate = MotionGate(recorder, MotionSettings())
+    first = gate.process(frame, 0.0)
+    changed = frame.copy()
+    changed[100:160, 1700:1760] = (30, 200, 240)  # something new in the top-right corner
+    result = gate.process(changed, 0.2)
+    assert not result.full and len(result.windows) == 1
+    x0, y0, x1, y1 = result.windows[0]
+    assert x0 <= 1700 and x1 >= 1760 and y0 <= 100 and y1 >= 160
+    assert (x1 - x0, y1 - y0) == (640, 640) and recorder.shapes[-1] == (640, 640)
+    outside = (first.detections.xyxy[:, 0] > x1) | (first.detections.xyxy[:, 2] < x0)
+    outside |= (first.detections.xyxy[:, 1] > y1) | (first.detections.xyxy[:, 3] < y0)
+    kept = {tuple(b) for b in result.detections.xyxy.round(1).tolist()}
+    assert {tuple(b) for b in first.detections.xyxy[outside].round(1).tolist()} <= kept
+    again = gate.process(changed, 0.3)  # nothing moved since: no detector run
+    assert again.windows == () and len(recorder.shapes) == 2
+
+
+def test_the_whole_frame_is_refreshed_now_and_then(detector: Detector, frame: np.ndarray) -> None:
+    recorder = Recorder(detector)
+    gate = MotionGate(recorder, MotionSettings(refresh_seconds=1.0))
+    gate.process(frame, 0.0)
+    assert not gate.process(frame, 0.5).full
+    assert gate.process(frame, 1.2).full and len(recorder.shapes) == 2

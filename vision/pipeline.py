@@ -1,0 +1,174 @@
+"""The vision pipeline: frame -> detections -> observation -> settled changes -> game events."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from vision.detections import Detections
+from vision.events import EventMaker
+from vision.motion import GateResult, MotionGate
+from vision.observation import Observation
+from vision.scene import SceneReader
+from vision.stability import Settled, Stabiliser
+
+log = logging.getLogger(__name__)
+
+
+class FrameLike(Protocol):
+    """A grabbed frame: the picture, its sequence number and when it was grabbed."""
+
+    image: np.ndarray
+    seq: int
+    t: float
+
+
+class FrameFeed(Protocol):
+    """Where frames come from (the grabber): the newest frame after `after_seq`, or None."""
+
+    def latest(self, after_seq: int | None = None, timeout: float | None = None) -> Any: ...
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """Everything the pipeline made of one frame."""
+
+    seq: int
+    t: float
+    gate: GateResult
+    observation: Observation
+    changes: list[Settled]
+    events: list[dict[str, Any]]
+    ms: dict[str, float]
+    """Milliseconds spent per stage: detect, scene, events, total."""
+
+    @property
+    def detections(self) -> Detections:
+        """Return the frame's detections."""
+        return self.gate.detections
+
+
+@dataclass
+class Pipeline:
+    """One frame at a time through every stage; no threads, no I/O (the loop adds those)."""
+
+    gate: MotionGate
+    scene: SceneReader
+    stabiliser: Stabiliser
+    maker: EventMaker
+
+    def process(self, image: np.ndarray, seq: int, t: float) -> FrameResult:
+        """Run one frame through detection, scene, stability and events."""
+        start = time.perf_counter()
+        gate = self.gate.process(image, t)
+        detected = time.perf_counter()
+        observation = self.scene.observe(image, gate.detections, seq, t)
+        observed = time.perf_counter()
+        changes = self.stabiliser.update(observation)
+        events = self.maker.events_for(changes)
+        done = time.perf_counter()
+        ms = {
+            "detect": (detected - start) * 1000,
+            "scene": (observed - detected) * 1000,
+            "events": (done - observed) * 1000,
+            "total": (done - start) * 1000,
+        }
+        return FrameResult(seq, t, gate, observation, changes, events, ms)
+
+
+@dataclass
+class LoopStats:
+    """How the vision loop is keeping up (shown on the dashboard)."""
+
+    frames: int = 0
+    events: int = 0
+    errors: int = 0
+    last_error: str = ""
+    started: float = field(default_factory=time.monotonic)
+    recent: deque[tuple[float, float]] = field(default_factory=lambda: deque(maxlen=60))
+    """(when processed, total ms) of the last frames."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the figures as JSON: processed fps and median ms over the last frames."""
+        fps = 0.0
+        if len(self.recent) >= 2:
+            span = self.recent[-1][0] - self.recent[0][0]
+            fps = (len(self.recent) - 1) / span if span > 0 else 0.0
+        ms = float(np.median([m for _, m in self.recent])) if self.recent else None
+        return {
+            "frames": self.frames,
+            "events": self.events,
+            "errors": self.errors,
+            "last_error": self.last_error,
+            "fps": round(fps, 1),
+            "ms_median": None if ms is None else round(ms, 1),
+        }
+
+
+class VisionLoop:
+    """A thread that takes the newest frame, runs the pipeline and hands events on."""
+
+    def __init__(
+        self,
+        feed: FrameFeed,
+        pipeline: Pipeline,
+        on_event: Callable[[dict[str, Any]], Any],
+        on_result: Callable[[FrameResult, np.ndarray], None] | None = None,
+    ) -> None:
+        self.feed = feed
+        self.pipeline = pipeline
+        self.on_event = on_event
+        self.on_result = on_result
+        self.stats = LoopStats()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> VisionLoop:
+        """Start the loop thread."""
+        self._thread = threading.Thread(target=self._run, name="templecam-vision", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the loop and wait for it."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        """Tell whether the loop thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def _run(self) -> None:
+        last_seq: int | None = None
+        while not self._stop.is_set():
+            frame = self.feed.latest(after_seq=last_seq, timeout=0.5)
+            if frame is None:
+                continue
+            last_seq = frame.seq
+            try:
+                self.step(frame)
+            except Exception as error:  # one bad frame must not stop the game being watched
+                self.stats.errors += 1
+                self.stats.last_error = f"{type(error).__name__}: {error}"
+                log.exception("vision: frame %s failed", frame.seq)
+
+    def step(self, frame: FrameLike) -> FrameResult:
+        """Process one frame and deliver its events (the thread calls this for each frame)."""
+        result = self.pipeline.process(frame.image, frame.seq, frame.t)
+        for event in result.events:
+            self.on_event(event)
+        self.stats.frames += 1
+        self.stats.events += len(result.events)
+        self.stats.recent.append((time.monotonic(), result.ms["total"]))
+        if self.on_result is not None:
+            self.on_result(result, frame.image)
+        return result
