@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from templecam.files import write_atomically
 
@@ -52,6 +52,8 @@ class TableCalibration(BaseModel):
     """OpenCV distortion coefficients (k1, k2, p1, p2[, k3]) that go with `camera_matrix`."""
     reprojection_px: float = 0.0
     """Mean reprojection error of the board's corners when calibrated."""
+    reprojection_mm: float = 0.0
+    """The same error measured on the table, in mm."""
     tile_mm: float = Field(default=100.0, gt=10, lt=500)
     die_mm: float = Field(default=16.0, gt=4, lt=60)
     zones: list[PlayerZone] = Field(default_factory=list)
@@ -60,6 +62,11 @@ class TableCalibration(BaseModel):
     created: str = ""
     source: str = ""
     """Where it came from: "board", "renderer", ..."""
+    reference_image: str | None = None
+    """File name, beside the JSON, of a grey thumbnail of the calibration view (drift checks)."""
+
+    _folder: Path | None = PrivateAttr(default=None)
+    _reference: np.ndarray | None = PrivateAttr(default=None)
 
     @field_validator("image_size")
     @classmethod
@@ -138,12 +145,36 @@ class TableCalibration(BaseModel):
         polygon = np.asarray(self.depot_mm, dtype=np.float32)
         return cv2.pointPolygonTest(polygon, (float(point_mm[0]), float(point_mm[1])), False) >= 0
 
+    # ----- drift reference -----------------------------------------------------------------
+
+    def attach_reference(self, grey: np.ndarray) -> None:
+        """Keep a grey thumbnail of the calibration view; `save` writes it beside the JSON."""
+        self._reference = np.ascontiguousarray(grey, dtype=np.uint8)
+
+    def reference_grey(self) -> np.ndarray | None:
+        """Return the calibration view's grey thumbnail, or None when there is none."""
+        if self._reference is None and self.reference_image and self._folder is not None:
+            image = cv2.imread(str(self._folder / self.reference_image), cv2.IMREAD_GRAYSCALE)
+            self._reference = image if image is not None and image.size else None
+        return self._reference
+
     # ----- files ---------------------------------------------------------------------------
 
     def save(self, path: str | Path) -> Path:
-        """Write the calibration as JSON, atomically (a crash never leaves half a file)."""
+        """Write the calibration as JSON, atomically (a crash never leaves half a file).
+
+        A drift reference goes beside it as `<name>.reference.png`.
+        """
         target = Path(path)
+        reference = self.reference_grey()
+        if reference is not None:
+            ok, png = cv2.imencode(".png", reference)
+            if ok:
+                name = f"{target.stem}.reference.png"
+                write_atomically(target.with_name(name), png.tobytes())
+                self.reference_image = name
         write_atomically(target, (self.model_dump_json(indent=1) + "\n").encode("utf-8"))
+        self._folder = target.parent
         return target
 
     @classmethod
@@ -156,8 +187,20 @@ class TableCalibration(BaseModel):
             )
         try:
             data = json.loads(source.read_text("utf-8"))
+        except (OSError, ValueError) as error:
+            raise CalibrationError(
+                f"{source} cannot be read as JSON ({error}): it is damaged; "
+                "run `templecam calibrate` again"
+            ) from None
+        if not isinstance(data, dict) or data.get("format", FORMAT) != FORMAT:
+            found = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise CalibrationError(
+                f"{source} is not a templecam calibration (format {found!r}, expected {FORMAT!r}): "
+                "give the file `templecam calibrate` wrote"
+            )
+        try:
             calibration = cls.model_validate(data)
-        except (ValueError, ValidationError) as error:
+        except ValidationError as error:
             first = str(error).splitlines()[:3]
             raise CalibrationError(
                 f"{source} is not a valid calibration ({' '.join(first)}); "
@@ -169,4 +212,5 @@ class TableCalibration(BaseModel):
                 f"frames but the camera gives {image_size[0]}x{image_size[1]}: "
                 "recalibrate for this camera"
             )
+        calibration._folder = source.parent
         return calibration
