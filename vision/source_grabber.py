@@ -30,6 +30,9 @@ stopped: `stop()` was called."""
 THREAD_PREFIX = "templecam-grabber"
 """Every grabber thread's name starts with this."""
 
+MAX_LAG = 1.0
+"""A file read this many seconds behind its schedule plays on from where it is, not in a burst."""
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -240,6 +243,7 @@ class Grabber:
         delay = first_delay
         stream: Stream | None = None
         origin: float | None = None  # monotonic time at which the file's position 0 plays
+        served = 0  # frames from the current opening
         try:
             while self._current(generation):
                 if stream is None:
@@ -258,7 +262,7 @@ class Grabber:
                         continue
                     if not self._current(generation):
                         return
-                    origin = None
+                    origin, served = None, 0
                 try:
                     item = self._call(generation, "read", stream.read)
                 except Exception as exc:
@@ -270,8 +274,8 @@ class Grabber:
                 if item is None:
                     stream.close()
                     stream = None
-                    if self.source.live or error is not None:
-                        reason = error or SourceError(f"{self.source.description} sent no frame")
+                    if self.source.live or error is not None or served == 0:
+                        reason = error or SourceError(self._no_frame())
                         if not self._failed(generation, reason):
                             return
                         delay = next(delays)
@@ -282,19 +286,33 @@ class Grabber:
                         return
                     continue
                 image, source_t = item
+                served += 1
                 if self.realtime and source_t is not None:
+                    origin = self._pace(origin, source_t)
                     if origin is None:
-                        origin = time.monotonic() - source_t
-                    if self._stopping.wait(max(0.0, origin + source_t - time.monotonic())):
                         return
                 if self._publish(generation, image, source_t):
                     delays = backoff_delays(*self._backoff)
-        except Exception:  # never let the thread die silently
-            log.exception("frame grabber for %s stopped", self.source.description)
-            self._failed(generation, SourceError("internal error in the frame grabber"))
+        except Exception as exc:  # a bug must not end the grabber: a live source starts over
+            log.exception("frame grabber for %s", self.source.description)
+            if self._failed(generation, exc):
+                self._spawn_reader(generation, first_delay=self._backoff[0])
         finally:
             if stream is not None:
                 stream.close()
+
+    def _no_frame(self) -> str:
+        what = "sent no frame" if self.source.live else "has no readable frame"
+        return f"{self.source.description} {what}"
+
+    def _pace(self, origin: float | None, source_t: float) -> float | None:
+        """Wait until a file frame is due; return the (new) origin, or None when stopped."""
+        now = time.monotonic()
+        if origin is None or now - (origin + source_t) > MAX_LAG:
+            origin = now - source_t  # start, or fell far behind: play on from here, no burst
+        if self._stopping.wait(max(0.0, origin + source_t - now)):
+            return None
+        return origin
 
     def _failed(self, generation: int, exc: BaseException) -> bool:
         """Record a failure; return whether to retry (live sources) or give up (files)."""

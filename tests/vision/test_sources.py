@@ -102,6 +102,8 @@ class FakeCapture:
     def read(self):
         if self.released or self.step is None:
             return False, None
+        if self.step == "raise":
+            raise RuntimeError("USB device reset")
         if self.step == "hang":
             self.camera.hanging.set()
             self.camera.unhang.wait()
@@ -128,7 +130,8 @@ class FakeCapture:
 
 class FakeWebcam:
     """Webcam hardware whose openings follow `plan`: an int (that many frames, then the read
-    fails), None (does not open), "hang" (the read never returns until `unhang`) or "forever".
+    fails), None (does not open), "hang" (the read never returns until `unhang`), "raise" (the
+    read raises) or "forever".
     After the plan, it works forever."""
 
     def __init__(self, *plan):
@@ -427,6 +430,29 @@ def test_a_live_source_that_ends_is_reconnected_not_ended():
         state.status == "live"
         and state.reconnects == 2
         and state.last_error == "camera 0 sent no frame"
+    )
+
+
+def test_a_read_that_raises_is_a_failure_like_any_other():
+    camera = FakeWebcam("raise")
+    source = open_source("0", capture_factory=camera, check=False)
+    with Grabber(source, backoff=(0.01, 0.01)) as grabber:
+        assert grabber.latest(timeout=10) is not None
+        state = grabber.state()
+
+    assert state.reconnects == 1 and state.last_error == "USB device reset"
+
+
+def test_a_looping_folder_whose_images_all_break_fails_instead_of_spinning(tmp_path):
+    (tmp_path / "a.png").write_bytes(os.urandom(100))
+    source = open_source(str(tmp_path), check=False)
+
+    with Grabber(source, loop=True) as grabber:
+        assert grabber.latest(timeout=10) is None
+        state = grabber.state()
+
+    assert (
+        state.status == "failed" and state.last_error == f"images {tmp_path} has no readable frame"
     )
 
 
