@@ -63,27 +63,36 @@ def posed_homography(
     return h / h[2, 2]
 
 
-def textured_table(seed: int, size: tuple[int, int]) -> np.ndarray:
-    """A cluttered, feature-rich table top (BGR): wood-like streaks with things on it."""
+TABLE_MM = (-900.0, -600.0, 900.0, 600.0)
+"""The textured table top's extent (x0, y0, x1, y1) in mm."""
+TEXTURE_PX_PER_MM = 2.0
+
+
+@lru_cache(maxsize=4)
+def textured_table(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A cluttered, feature-rich table top (BGR) and its px (centres) -> table mm matrix."""
     rng = np.random.default_rng(seed)
-    width, height = size
+    x0, y0, x1, y1 = TABLE_MM
+    ppm = TEXTURE_PX_PER_MM
+    width, height = round((x1 - x0) * ppm), round((y1 - y0) * ppm)
     base = np.empty((height, width, 3), np.uint8)
     streaks = np.cumsum(rng.normal(0, 1.0, width)).astype(np.float32)
-    streaks = (streaks - streaks.min()) / max(np.ptp(streaks), 1e-6)
+    streaks = (streaks - streaks.min()) / max(float(np.ptp(streaks)), 1e-6)
     base[:] = (np.array([60, 100, 140]) + 40 * streaks[None, :, None]).astype(np.uint8)
-    for _ in range(260):
+    for _ in range(420):
         colour = tuple(int(c) for c in rng.integers(0, 256, 3))
         x, y = int(rng.integers(0, width)), int(rng.integers(0, height))
         kind = rng.integers(0, 3)
         if kind == 0:
-            w, h = (int(v) for v in rng.integers(8, max(9, width // 14), 2))
+            w, h = (int(v) for v in rng.integers(10, 120, 2))
             cv2.rectangle(base, (x, y), (x + w, y + h), colour, -1)
         elif kind == 1:
-            cv2.circle(base, (x, y), int(rng.integers(4, max(5, width // 40))), colour, -1)
+            cv2.circle(base, (x, y), int(rng.integers(5, 50)), colour, -1)
         else:
-            end = (x + int(rng.integers(-80, 80)), y + int(rng.integers(-80, 80)))
-            cv2.line(base, (x, y), end, colour, int(rng.integers(1, 5)))
-    return base
+            end = (x + int(rng.integers(-120, 120)), y + int(rng.integers(-120, 120)))
+            cv2.line(base, (x, y), end, colour, int(rng.integers(2, 7)))
+    to_table = np.array([[1 / ppm, 0, 0.5 / ppm + x0], [0, -1 / ppm, y1 - 0.5 / ppm], [0, 0, 1]])
+    return base, to_table
 
 
 @lru_cache(maxsize=2)
@@ -149,6 +158,7 @@ def board_view(
     board: bool = True,
     lens: tuple[np.ndarray, np.ndarray] | None = None,
     noise: float = 3.0,
+    grain_seed: int | None = None,
     blur: float = 0.7,
     size: tuple[int, int] = SIZE,
 ) -> np.ndarray:
@@ -160,7 +170,10 @@ def board_view(
     k = _SUPERSAMPLE
     big = (size[0] * k, size[1] * k)
     up = np.array([[k, 0, (k - 1) / 2], [0, k, (k - 1) / 2], [0, 0, 1]], np.float64)
-    canvas = textured_table(seed, big)
+    texture, texture_to_table = textured_table(seed)
+    canvas = cv2.warpPerspective(
+        texture, up @ table_to_px @ texture_to_table, big, flags=cv2.INTER_LINEAR
+    )
     if board:
         sheet, to_table = sheet_to_table(paper)
         warp = up @ table_to_px @ to_table
@@ -175,7 +188,28 @@ def board_view(
         image = cv2.GaussianBlur(image, (0, 0), blur)
     if noise:
         grain = np.empty(image.shape, np.int16)
-        cv2.setRNGSeed(seed + 1000)
+        cv2.setRNGSeed(seed + 1000 if grain_seed is None else grain_seed)
         cv2.randn(grain, 0, noise)
         image = cv2.add(image, grain, dtype=cv2.CV_8U)
     return image
+
+
+LENS = (camera_matrix(), np.array([-0.12, 0.03, 0.0, 0.0]))
+"""A webcam-like barrel distortion (OpenCV's k1, k2)."""
+_TILTED_POSES = (
+    ((25.0, 0.0, 10.0), (-280.0, 120.0, 60.0)),
+    ((-25.0, 15.0, -20.0), (300.0, -100.0, 80.0)),
+    ((10.0, -30.0, 40.0), (250.0, 150.0, 40.0)),
+    ((-20.0, -25.0, 0.0), (-300.0, -120.0, 90.0)),
+)
+
+
+@lru_cache(maxsize=1)
+def lens_views() -> tuple[np.ndarray, ...]:
+    """Pictures through `LENS`: the board flat on the table, then held at four angles."""
+    flat = overhead_homography(matrix=LENS[0])
+    images = [board_view(flat, lens=LENS)]
+    for i, (angles, shift) in enumerate(_TILTED_POSES, start=1):
+        posed = posed_homography(flat, rotation(*angles), shift, LENS[0])
+        images.append(board_view(posed, seed=i, lens=LENS))
+    return tuple(images)
