@@ -54,6 +54,7 @@ class CameraState:
     live: bool
     """A camera or stream (True) or a file or folder (False)."""
     status: CameraStatus
+    """See CameraStatus."""
     fps: float
     """Frames grabbed per second over the last few seconds (0 when none came)."""
     width: int | None

@@ -145,7 +145,9 @@ class SourceChoice(NamedTuple):
     """The source to start with and, when it is the demo recording, the note to show."""
 
     spec: str
+    """What to pass to `open_source`."""
     note: str | None
+    """DEMO_NOTE when this is the demo recording, else None."""
 
     @property
     def demo(self) -> bool:
