@@ -29,6 +29,8 @@ from server.security import WriteGuard, allowed_hosts
 from server.session import AudioPlan, Session, SessionError
 from server.soundtrack import cached_soundtrack, load_wav
 from server.store import GameStore, UnknownGame
+from server.video_api import video_router
+from server.vision_service import VisionService, VisionSettings
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -49,6 +51,9 @@ class ServerSettings:
     host_audio: bool = True
     """Try the host's sound card; tests and `--no-host-audio` turn it off."""
     resume: bool = True
+    vision: VisionSettings | None = None
+    """The camera and the vision pipeline; None: manual mode only (`templecam serve` turns the
+    camera on unless --no-camera)."""
 
 
 class Soundtrack:
@@ -107,6 +112,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
         raise ValueError(f"cannot use the timeline: {error}") from error
     soundtrack = Soundtrack(settings, timeline)
     session = build_session(settings, timeline, soundtrack)
+    vision = VisionService(session, settings.vision, settings.data_dir) if settings.vision else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -121,10 +127,14 @@ def create_app(settings: ServerSettings) -> FastAPI:
             if resumed:
                 log.info("resumed game %s", resumed)
         ticker = asyncio.create_task(_tick_forever(session))
+        if vision is not None:
+            await asyncio.to_thread(vision.start)
         try:
             yield
         finally:
             ticker.cancel()
+            if vision is not None:
+                await asyncio.to_thread(vision.stop)
             session.shutdown()
 
     app = FastAPI(title="templecam dashboard", lifespan=lifespan, docs_url="/api/docs")
@@ -136,6 +146,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _add_pages(app, session)
     _add_api(app, session, soundtrack)
+    app.include_router(video_router(session, vision))
+    app.state.vision = vision
     return app
 
 

@@ -150,8 +150,11 @@ class VisionLoop:
     def _run(self) -> None:
         last_seq: int | None = None
         while not self._stop.is_set():
+            asked = time.monotonic()
             frame = self.feed.latest(after_seq=last_seq, timeout=0.5)
             if frame is None:
+                if time.monotonic() - asked < 0.05:  # the source has ended: do not spin
+                    self._stop.wait(0.5)
                 continue
             last_seq = frame.seq
             try:

@@ -19,7 +19,9 @@ UNREADABLE = "die_unreadable"
 DIE_CLASSES = (*FACE_CLASSES, UNREADABLE)
 
 TileReader = Callable[[np.ndarray, Sequence[Sequence[float]]], SeenTile | None]
-"""Reads the tile in a cell: (frame, the cell's corners NW NE SE SW in image px) -> tile or None."""
+"""Reads the tile in a cell: (frame, corners NW NE SE SW in image px of the cell grown by
+CELL_MARGIN tiles a side) -> the tile, or None."""
+CELL_MARGIN = 0.15
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,7 @@ class SceneReader:
 
     def _read_cell(self, frame: np.ndarray, grid: Grid, cell: Cell) -> SeenTile | None:
         assert self.tile_reader is not None
-        corners_px = self.calibration.table_to_image_px(grid.cell_corners(cell))
+        corners_px = self.calibration.table_to_image_px(grid.cell_corners(cell, CELL_MARGIN))
         return self.tile_reader(frame, corners_px.tolist())
 
     # ----- gems and figures ----------------------------------------------------------------

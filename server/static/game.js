@@ -19,6 +19,7 @@
 //   more-<pid>, face-<pid>-<face>, roll-<pid>, report-roll-<pid>, clear-roll-<pid>
 //   advanced, advanced-json, advanced-send
 //   no-game                                  shown when the server runs no game
+//   camera-panel, camera-status, camera-video, camera-notes   the live camera (vision mode)
 
 import {
   api,
@@ -42,6 +43,7 @@ import { BrowserAudio } from "./audio.js";
 const $ = (id) => document.getElementById(id);
 
 const TICK_MS = 100;
+const VISION_POLL_MS = 1000;
 const POLL_MS = 2000;
 const MAX_RECONNECT_MS = 15000;
 const LOCAL_WARNINGS_KEPT = 3;
@@ -940,3 +942,48 @@ new LiveUpdates(acceptState, $("connection")).start();
 sync.measure().then(tick);
 setInterval(() => sync.measure(), 60000);
 setInterval(tick, TICK_MS);
+
+// ----- the camera ---------------------------------------------------------------------------
+
+function cameraStatusText(vision) {
+  const parts = [vision.mode === "demo" ? "demo recording" : "camera"];
+  const cam = vision.camera;
+  if (cam) {
+    parts.push(cam.status);
+    if (cam.width) parts.push(`${cam.width}×${cam.height}`);
+    parts.push(`${cam.fps} fps`);
+    if (cam.dropped) parts.push(`${cam.dropped} frames skipped`);
+  }
+  const pipe = vision.pipeline;
+  if (pipe) parts.push(`vision ${pipe.fps} fps, ${pipe.ms_median ?? "–"} ms`);
+  return parts.join(" · ");
+}
+
+function renderVision(vision) {
+  const panel = $("camera-panel");
+  if (!vision || vision.mode === "off") {
+    panel.hidden = true;
+    return;
+  }
+  panel.hidden = false;
+  const video = $("camera-video");
+  if (!video.getAttribute("src")) video.setAttribute("src", "/api/video.mjpg");
+  setText($("camera-status"), cameraStatusText(vision));
+  const notes = [];
+  if (vision.note) notes.push(vision.note);
+  if (vision.camera && vision.camera.last_error && vision.camera.status !== "live") notes.push(vision.camera.last_error);
+  if (vision.pipeline && vision.pipeline.last_error) notes.push(`vision: ${vision.pipeline.last_error}`);
+  for (const problem of vision.problems || []) notes.push(problem);
+  for (const wait of vision.waiting || []) notes.push(`waiting: ${wait}`);
+  if (!vision.calibrated) notes.push("The table is not calibrated: run templecam calibrate (see the README).");
+  if (vision.demo_game && !vision.playing_demo) notes.push("The demo recording shows another game: start it from the set-up page (Watch the demo game).");
+  fill($("camera-notes"), notes.map((text) => el("li", { text })));
+}
+
+async function pollVision() {
+  const result = await api("/api/vision");
+  if (result.ok) renderVision(result.data); // else the connection badge says the server is away
+  setTimeout(pollVision, VISION_POLL_MS);
+}
+
+pollVision();

@@ -1,7 +1,8 @@
 // The set-up page: players, difficulty, soundtrack, dice tracking -> POST /api/games -> /game.
 //
 // Test ids: player-toggle-<colour> (aria-pressed), difficulty-<level>, audio-<mode>,
-// module-basic, track-dice, start-game, setup-error, setup-summary, running-game, games-link.
+// module-basic, track-dice, start-game, setup-error, setup-summary, running-game, games-link,
+// demo-row, demo-game (shown while the demo recording plays).
 
 import { api, el, fill, PLAYER_COLOURS, playerStyle, shapeIcon } from "./common.js";
 
@@ -127,3 +128,28 @@ form.addEventListener("submit", startGame);
 form.addEventListener("change", updateSummary);
 updateSummary();
 loadServerState();
+
+/** With a calibrated camera, let it track the dice; without one, offer the demo game. */
+async function fitToCamera() {
+  const result = await api("/api/vision");
+  if (!result.ok) return;
+  if (result.data.mode === "camera" && result.data.calibrated) {
+    document.getElementById("track-dice").checked = true;
+  }
+  if (!result.data.demo_game) return;
+  const row = document.getElementById("demo-row");
+  const button = document.getElementById("demo-game");
+  row.hidden = false;
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    const started = await api("/api/demo-game", { method: "POST" });
+    if (started.ok) {
+      window.location.assign("/game");
+      return;
+    }
+    button.disabled = false;
+    showError(`The demo game could not start: ${started.error}`);
+  });
+}
+
+fitToCamera();

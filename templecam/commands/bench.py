@@ -6,6 +6,7 @@ import argparse
 import json
 
 from rules.benchmark import run_rules_benchmark
+from templecam.commands.bench_events import register_events
 from templecam.commands.bench_vision import register_vision
 from templecam.errors import UserError
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="measure speed (medians) on this machine",
-        description="Run a benchmark and print its medians. Targets: rules, vision.",
+        description="Run a benchmark and print its medians. Targets: rules, vision, events.",
     )
     targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
     rules = targets.add_parser(
@@ -33,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rules.add_argument("--json", action="store_true", help="print the figures as JSON")
     rules.set_defaults(run=run_rules)
     register_vision(targets)
+    register_events(targets)
 
 
 def run_rules(args: argparse.Namespace) -> int:

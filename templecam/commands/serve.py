@@ -19,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Start the local dashboard: set up a game, play the ten-minute soundtrack (through "
             "this computer's speakers, or the browser's), and enter events by clicking (manual "
-            "mode). A game interrupted by a crash or Ctrl-C resumes when the server starts again."
+            "mode) or let the camera enter them (vision). A game interrupted by a crash or Ctrl-C "
+            "resumes when the server starts again."
         ),
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
@@ -37,6 +38,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="never play on this computer's speakers; the browser plays the soundtrack",
     )
     parser.add_argument("--no-resume", action="store_true", help="do not resume the last game")
+    camera = parser.add_argument_group("camera")
+    camera.add_argument(
+        "--camera",
+        metavar="SOURCE",
+        help="webcam index (0), device (/dev/video2), stream URL, video file or image folder "
+        "(default: the first webcam; without one, the bundled demo recording)",
+    )
+    camera.add_argument(
+        "--no-camera", action="store_true", help="manual mode only: no camera, no vision"
+    )
+    camera.add_argument("--model", type=Path, help="detector model (.onnx; default: shipped)")
+    camera.add_argument(
+        "--calibration",
+        type=Path,
+        help="table calibration (default: calibration.json in the data folder)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -45,12 +62,15 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import ServerSettings, create_app
+    from server.vision_service import VisionSettings
 
     if not 0 < args.port < 65536:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")
     if args.audio_file is not None and args.timeline is None:
         raise UserError("--audio-file needs --timeline: say when that track's countdowns fall")
-    for flag, path in (("--timeline", args.timeline), ("--audio-file", args.audio_file)):
+    files = [("--timeline", args.timeline), ("--audio-file", args.audio_file)]
+    files += [("--model", args.model), ("--calibration", args.calibration)]
+    for flag, path in files:
         if path is not None and not path.is_file():
             raise UserError(f"{flag} {path}: no such file")
     settings = ServerSettings(
@@ -61,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         audio_file=args.audio_file,
         host_audio=not args.no_host_audio,
         resume=not args.no_resume,
+        vision=None
+        if args.no_camera
+        else VisionSettings(camera=args.camera, model=args.model, calibration=args.calibration),
     )
     _check_port_free(args.host, args.port)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -15,7 +15,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,13 +105,20 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log_path: Path) -
 
 
 def _launch(
-    base: Path, timeline: dict[str, object], data_dir: Path, port: int
+    base: Path,
+    timeline: dict[str, object],
+    data_dir: Path,
+    port: int,
+    camera: Sequence[str] = ("--no-camera",),
 ) -> subprocess.Popen[bytes]:
-    """Start `python -m templecam serve` on `port`; its output goes to base/server.log."""
+    """Start `python -m templecam serve` on `port`; its output goes to base/server.log.
+
+    `camera`: the camera options (default: none, manual mode only).
+    """
     timeline_path = base / "timeline.json"
     timeline_path.write_text(json.dumps(timeline))
     command = [sys.executable, "-m", "templecam", "serve", "--no-host-audio", "--port", str(port)]
-    command += ["--timeline", str(timeline_path), "--data-dir", str(data_dir)]
+    command += ["--timeline", str(timeline_path), "--data-dir", str(data_dir), *camera]
     env = {**os.environ, "TEMPLECAM_DATA": str(data_dir), "PYTHONUNBUFFERED": "1"}
     with (base / "server.log").open("ab") as log:
         return subprocess.Popen(
@@ -132,8 +139,15 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 class ServerProcess:
     """A running `templecam serve` that a test may stop, or kill as a crash would."""
 
-    def __init__(self, base: Path, timeline: dict[str, object], data_dir: Path, port: int) -> None:
-        self.process = _launch(base, timeline, data_dir, port)
+    def __init__(
+        self,
+        base: Path,
+        timeline: dict[str, object],
+        data_dir: Path,
+        port: int,
+        camera: Sequence[str] = ("--no-camera",),
+    ) -> None:
+        self.process = _launch(base, timeline, data_dir, port, camera)
         self.server = LiveServer(f"http://127.0.0.1:{port}", data_dir, base / "server.log")
         _wait_until_up(self.server.url, self.process, self.server.log_path)
 

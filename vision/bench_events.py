@@ -1,0 +1,260 @@
+"""Score the whole vision pipeline on a rendered game video against its ground-truth record."""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from calibration.enrollment import TileLibrary
+from calibration.table import TableCalibration
+from rules.engine import Game
+from vision.annotate import annotate, to_jpeg
+from vision.detector import Detector
+from vision.events import EventMaker
+from vision.motion import MotionGate
+from vision.pipeline import Pipeline, VisionLoop
+from vision.scene import SceneReader
+from vision.source_grabber import Grabber
+from vision.sources import open_source
+from vision.stability import Stabiliser
+from vision.tile_reader import EnrolledTileReader
+
+TIME_WINDOW = (-1.0, 6.0)
+"""A seen event matches a true one within this many seconds of its time (before, after)."""
+COUNTED = ("dice", "discover", "enter", "activate", "escape", "unlock")
+
+
+class GameVideoError(Exception):
+    """A game-video folder that lacks a file or holds a broken one."""
+
+
+@dataclass(frozen=True)
+class GameVideo:
+    """A rendered game: the video, its game record (setup + true events) and its calibration."""
+
+    video: Path
+    setup: dict[str, Any]
+    events: list[dict[str, Any]]
+    calibration: TableCalibration
+
+    @classmethod
+    def load(cls, folder: str | Path) -> GameVideo:
+        """Read `game.mp4`, `record.jsonl` and `calibration.json` from a folder."""
+        root = Path(folder)
+        paths = {name: root / name for name in ("game.mp4", "record.jsonl", "calibration.json")}
+        missing = [name for name, path in paths.items() if not path.is_file()]
+        if missing:
+            raise GameVideoError(
+                f"{root} lacks {', '.join(missing)}: render one with "
+                "`templecam synth --game --out DIR`"
+            )
+        try:
+            lines = [
+                json.loads(x)
+                for x in paths["record.jsonl"].read_text("utf-8").splitlines()
+                if x.strip()
+            ]
+        except ValueError as error:
+            raise GameVideoError(f"{paths['record.jsonl']} is not JSON Lines: {error}") from None
+        if not lines or lines[0].get("type") != "setup":
+            raise GameVideoError(f"{paths['record.jsonl']} must start with a setup line")
+        calibration = TableCalibration.load(paths["calibration.json"])
+        return cls(paths["game.mp4"], lines[0], lines[1:], calibration)
+
+
+def event_key(event: dict[str, Any]) -> tuple[Any, ...]:
+    """What must agree for a seen event to count as the true one (player, cell, values)."""
+    kind = event.get("type")
+    if kind == "dice":
+        return (kind, event.get("player"), tuple(sorted(event.get("faces", []))))
+    if kind == "discover":
+        return (kind, event.get("player"), tuple(event.get("cell", ())), event.get("tile"))
+    if kind == "enter":
+        return (kind, event.get("player"), tuple(event.get("cell", ())))
+    if kind == "activate":
+        return (kind, tuple(event.get("cell", ())), event.get("gems"))
+    if kind == "unlock":
+        return (kind, event.get("player"), event.get("count", 1))
+    return (kind, event.get("player"))
+
+
+@dataclass
+class Score:
+    """How the seen events compare with the true ones."""
+
+    true_events: int
+    recovered: int
+    spurious: int
+    minutes: float
+    latencies: list[float] = field(default_factory=list)
+    missed: list[dict[str, Any]] = field(default_factory=list)
+    extra: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the figures: recovered share, spurious per minute, latency p50/p95 in ms."""
+        lat = np.asarray(self.latencies) * 1000
+        return {
+            "true_events": self.true_events,
+            "recovered": self.recovered,
+            "recovered_share": round(self.recovered / max(1, self.true_events), 4),
+            "spurious": self.spurious,
+            "spurious_per_minute": round(self.spurious / max(self.minutes, 1e-9), 2),
+            "latency_ms_p50": round(float(np.percentile(lat, 50)), 1) if len(lat) else None,
+            "latency_ms_p95": round(float(np.percentile(lat, 95)), 1) if len(lat) else None,
+            "missed_by_type": dict(Counter(e["type"] for e in self.missed)),
+            "spurious_by_type": dict(Counter(e["type"] for e in self.extra)),
+        }
+
+
+def score(
+    truth: Sequence[dict[str, Any]], seen: Sequence[tuple[float, dict[str, Any]]], minutes: float
+) -> Score:
+    """Match seen events (video time, event) to true ones by key, in time order."""
+    truth = [e for e in truth if e.get("type") in COUNTED]
+    used = [False] * len(seen)
+    result = Score(len(truth), 0, 0, minutes)
+    for event in truth:
+        key, t = event_key(event), float(event.get("t", 0.0))
+        for i, (seen_t, candidate) in enumerate(seen):
+            if used[i] or event_key(candidate) != key:
+                continue
+            if TIME_WINDOW[0] <= seen_t - t <= TIME_WINDOW[1]:
+                used[i] = True
+                result.recovered += 1
+                result.latencies.append(max(0.0, seen_t - t))
+                break
+        else:
+            result.missed.append(event)
+    result.extra = [e for (_, e), u in zip(seen, used, strict=True) if not u]
+    result.spurious = len(result.extra)
+    return result
+
+
+def _rss_mb() -> float:
+    """Resident memory of this process now, in MB (Linux /proc; else the peak)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * resource.getpagesize() / 1e6
+    except (OSError, ValueError, IndexError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1000
+
+
+@dataclass
+class RunResult:
+    """One run of the pipeline over a game video."""
+
+    score: Score
+    frames_grabbed: int
+    frames_processed: int
+    frames_dropped: int
+    ms_median: float
+    memory_mb: list[float]
+    accepted: int
+    rejected: list[tuple[dict[str, Any], str]]
+
+    def to_json(self) -> dict[str, Any]:
+        """Return every figure as JSON."""
+        memory = self.memory_mb or [0.0]
+        return {
+            **self.score.to_json(),
+            "frames_grabbed": self.frames_grabbed,
+            "frames_processed": self.frames_processed,
+            "frames_dropped": self.frames_dropped,
+            "pipeline_ms_median": round(self.ms_median, 1),
+            "memory_mb_first": round(memory[0], 1),
+            "memory_mb_last": round(memory[-1], 1),
+            "memory_mb_max": round(max(memory), 1),
+            "engine_accepted": self.accepted,
+            "engine_rejected": len(self.rejected),
+        }
+
+
+def run_game_video(
+    game_video: GameVideo,
+    detector: Detector,
+    *,
+    stream_video: bool = True,
+    progress: Callable[[float], None] | None = None,
+) -> RunResult:
+    """Play the video in real time through the grabber and the whole pipeline, as a camera.
+
+    Events go to a rules engine (as they would to the dashboard's session); with `stream_video`
+    every processed frame is also annotated and JPEG-encoded, as for a watching dashboard.
+    """
+    game = Game.from_setup_line(game_video.setup)
+    players = list(game.players)
+    scene = SceneReader(
+        game_video.calibration, players, tile_reader=EnrolledTileReader(TileLibrary.default())
+    )
+    pipeline = Pipeline(MotionGate(detector.detect), scene, Stabiliser(), EventMaker(lambda: game))
+    seen: list[tuple[float, dict[str, Any]]] = []
+    rejected: list[tuple[dict[str, Any], str]] = []
+    start: dict[str, float] = {}
+    memory: list[float] = []
+    timings: list[float] = []
+
+    def deliver(event: dict[str, Any]) -> None:
+        seen.append((time.monotonic() - start["t0"], event))
+        verdict = game.apply(event)
+        if not verdict.ok:
+            rejected.append((event, verdict.reason or ""))
+
+    def stream(result: Any, image: np.ndarray) -> None:
+        if stream_video:
+            to_jpeg(annotate(image, result, game_video.calibration, scene.grid))
+
+    source = open_source(str(game_video.video))
+    duration = _duration(game_video.video)
+    with Grabber(source, realtime=True) as grabber:
+        loop = VisionLoop(grabber, pipeline, deliver, stream)
+        last_seq: int | None = None
+        last_memory = 0.0
+        while True:
+            frame = grabber.latest(after_seq=last_seq, timeout=2.0)
+            if frame is None:
+                if grabber.state().status in ("ended", "failed"):
+                    break
+                continue
+            if last_seq is None:  # the first frame shows video time source_t
+                start["t0"] = frame.t - (frame.source_t or 0.0)
+            last_seq = frame.seq
+            timings.append(loop.step(frame).ms["total"])
+            now = time.monotonic()
+            if now - last_memory >= 1.0:
+                last_memory = now
+                memory.append(_rss_mb())
+                if progress is not None and duration:
+                    progress(min(1.0, (now - start["t0"]) / duration))
+        state = grabber.state()
+    ms = timings or [0.0]
+    minutes = (duration or 60.0) / 60.0
+    return RunResult(
+        score=score(game_video.events, seen, minutes),
+        frames_grabbed=state.frames,
+        frames_processed=loop.stats.frames,
+        frames_dropped=state.dropped,
+        ms_median=float(np.median(ms)),
+        memory_mb=memory,
+        accepted=len(seen) - len(rejected),
+        rejected=rejected,
+    )
+
+
+def _duration(video: Path) -> float | None:
+    import cv2
+
+    capture = cv2.VideoCapture(str(video))
+    try:
+        fps = capture.get(cv2.CAP_PROP_FPS)
+        frames = capture.get(cv2.CAP_PROP_FRAME_COUNT)
+        return frames / fps if fps > 0 and frames > 0 else None
+    finally:
+        capture.release()

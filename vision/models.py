@@ -1,0 +1,30 @@
+"""Which detector model the live pipeline runs: the user's choice, else the best one shipped."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from vision.detector import ModelError
+
+SHIPPED = ("templecam-default.onnx", "templecam-baseline.onnx")
+"""Shipped models, best first: the default model, then the early baseline."""
+
+BASELINE_NOTE = (
+    "the detector is the early baseline model (below the accuracy targets): expect missed dice; "
+    "retrain with `templecam train` for better results"
+)
+
+
+def default_model(explicit: str | Path | None = None) -> tuple[Path, str | None]:
+    """Return (model path, note): `explicit` when given, else the best shipped model."""
+    if explicit is not None:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ModelError(f"no model at {path}: give the path of an .onnx model file")
+        return path, None
+    folder = Path(str(resources.files("models")))
+    for name in SHIPPED:
+        if (folder / name).is_file():
+            return folder / name, (BASELINE_NOTE if name != SHIPPED[0] else None)
+    raise ModelError(f"no model in {folder}: train one with `templecam train`, or pass --model")
