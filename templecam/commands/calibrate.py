@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from templecam.errors import UserError
 from templecam.files import write_atomically
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 TILE_MM = (40.0, 250.0)
 DIE_MM = (8.0, 30.0)
 SQUARE_MM = (5.0, 200.0)
+Rect = tuple[float, float, float, float]
 CAMERA_FRAMES = 5
 _WARM_UP_FRAMES = 10
 
@@ -92,10 +94,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the gem depot as a table rectangle in mm, or 'none' (default: a view corner)",
     )
     parser.add_argument(
-        "--tile-mm", type=float, default=100.0, help="chamber tile edge (default: %(default)s)"
+        "--tile-mm",
+        type=float,
+        default=100.0,
+        metavar="MM",
+        help="chamber tile edge (default: %(default)s)",
     )
     parser.add_argument(
-        "--die-mm", type=float, default=16.0, help="die edge (default: %(default)s)"
+        "--die-mm", type=float, default=16.0, metavar="MM", help="die edge (default: %(default)s)"
     )
     parser.add_argument(
         "--square-mm",
@@ -107,7 +113,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--data-dir", metavar="DIR", help="data folder (default: per-user)")
     parser.set_defaults(run=_run_calibrate)
 
-    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    actions = parser.add_subparsers(
+        dest="action", title="actions (optional)", metavar="[board | check]"
+    )
     board = actions.add_parser(
         "board",
         help="write the printable board (PNG or PDF, 300 dpi)",
@@ -118,8 +126,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "towards its top edge: lay it where the start chamber goes, top edge to the north."
         ),
     )
-    board.add_argument("--out", dest="board_out", required=True, metavar="FILE")
-    board.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    board.add_argument(
+        "--out", dest="board_out", required=True, metavar="FILE", help="the sheet (.png or .pdf)"
+    )
+    board.add_argument(
+        "--paper", choices=("a4", "letter"), default="a4", help="default: %(default)s"
+    )
     board.add_argument(
         "--format", dest="board_format", choices=("png", "pdf"), help="default: from --out"
     )
@@ -131,10 +143,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Compare a camera frame with the calibration view; exit 1 if it moved.",
     )
     check_source = check.add_mutually_exclusive_group()
-    check_source.add_argument("--image", dest="check_image", metavar="FILE")
-    check_source.add_argument("--camera", dest="check_camera", metavar="SPEC")
+    check_source.add_argument("--image", dest="check_image", metavar="FILE", help="a photo")
+    check_source.add_argument(
+        "--camera", dest="check_camera", metavar="SPEC", help="camera index, file or URL (0)"
+    )
     check.add_argument("--calibration", metavar="FILE", help="default: the data folder's")
-    check.add_argument("--data-dir", dest="check_data_dir", metavar="DIR")
+    check.add_argument("--data-dir", dest="check_data_dir", metavar="DIR", help="data folder")
     check.set_defaults(run=_run_check)
 
 
@@ -174,7 +188,7 @@ def _in_range(name: str, value: float, limits: tuple[float, float]) -> None:
         raise UserError(f"{name} {value:g}: give a value from {limits[0]:g} to {limits[1]:g} mm")
 
 
-def _rect(text: str, what: str) -> tuple[float, float, float, float]:
+def _rect(text: str, what: str) -> Rect:
     """Parse 'x0,y0,x1,y1' (mm) into a rectangle with x0 < x1, y0 < y1."""
     try:
         values = [float(v) for v in text.split(",")]
@@ -245,8 +259,8 @@ def _views_from_images(
 
     first = _read_image(paths[0])
     views = []
-    for path in paths:
-        image = first if path is paths[0] else _read_image(path)
+    for index, path in enumerate(paths):
+        image = _read_image(path) if index else first
         if image.shape[:2] != first.shape[:2]:
             raise UserError(
                 f"--image {path} is {image.shape[1]}x{image.shape[0]} but the first is "
@@ -276,24 +290,43 @@ def _views_from_camera(spec: str, square_mm: float | None) -> tuple[list[BoardVi
     return [merge_views(views)], frames[-1]
 
 
-def _apply_zones(calibration: TableCalibration, args: argparse.Namespace) -> TableCalibration:
-    """Lay out default zones and depot, then the ones given explicitly."""
-    from calibration.table import CalibrationError
-    from calibration.zones import layout
+@dataclass(frozen=True)
+class _ZoneOptions:
+    """The zone options, checked before any picture is read."""
 
+    players: list[str]
+    seats: list[str] | None
+    zones_mm: dict[str, Rect]
+    depot: Rect | Literal["default"] | None
+
+
+def _zone_options(args: argparse.Namespace) -> _ZoneOptions:
+    """Check --players, --seats, --zone and --depot."""
     players = _names(args.players, "--players")
     seats = [s.upper() for s in _names(args.seats, "--seats")] if args.seats else None
-    explicit: dict[str, tuple[float, float, float, float]] = {}
+    if seats is not None and len(seats) != len(players):
+        raise UserError(
+            f"--seats: {len(seats)} seats for {len(players)} players; give one seat per player"
+        )
+    zones_mm: dict[str, Rect] = {}
     for item in args.zone:
         player, sep, rect = item.partition("=")
         if not sep or not player.strip():
             raise UserError(f"--zone {item!r}: write it as PLAYER=x0,y0,x1,y1 (mm)")
-        explicit[player.strip()] = _rect(rect, f"--zone {player.strip()}")
-    depot: tuple[float, float, float, float] | str | None = "default"
+        zones_mm[player.strip()] = _rect(rect, f"--zone {player.strip()}")
+    depot: Rect | Literal["default"] | None = "default"
     if args.depot is not None:
         depot = None if args.depot.lower() == "none" else _rect(args.depot, "--depot")
+    return _ZoneOptions(players, seats, zones_mm, depot)
+
+
+def _apply_zones(calibration: TableCalibration, options: _ZoneOptions) -> TableCalibration:
+    """Lay out default zones and depot, then the ones given explicitly."""
+    from calibration.table import CalibrationError
+    from calibration.zones import layout
+
     try:
-        return layout(calibration, players, seats, explicit, depot)
+        return layout(calibration, options.players, options.seats, options.zones_mm, options.depot)
     except CalibrationError as error:
         raise UserError(str(error)) from None
 
@@ -344,6 +377,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     _in_range("--die-mm", args.die_mm, DIE_MM)
     if args.square_mm is not None:
         _in_range("--square-mm", args.square_mm, SQUARE_MM)
+    zone_options = _zone_options(args)
     out = Path(args.out).expanduser() if args.out else data_dir(args.data_dir) / FILE_NAME
     if out.is_dir():
         raise UserError(f"--out {args.out} is a folder: give a file name like calibration.json")
@@ -358,7 +392,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         result = calibrate(views, frame, tile_mm=args.tile_mm, die_mm=args.die_mm)
     except CalibrationError as error:
         raise UserError(str(error)) from None
-    calibration = _apply_zones(result.calibration, args)
+    calibration = _apply_zones(result.calibration, zone_options)
     try:
         calibration.save(out)
     except OSError as error:
