@@ -70,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     source.add_argument(
         "--camera",
         metavar="SPEC",
-        help="camera index (0, 1, ...), video file or stream URL (default: 0)",
+        help="camera index (0, 1, ...), stream URL, video file or image folder (default: 0)",
     )
     parser.add_argument(
         "--players", default="", metavar="P1,P2", help="player names (colours), comma-separated"
@@ -227,24 +227,26 @@ def _read_image(path: str) -> np.ndarray:
 
 
 def _grab_frames(spec: str, count: int = CAMERA_FRAMES) -> list[np.ndarray]:
-    """Take `count` frames from a camera index, video file or URL, after a short warm-up."""
-    import cv2
+    """Take up to `count` frames from a camera, stream, video file or image folder.
 
-    capture = cv2.VideoCapture(int(spec) if spec.isdigit() else spec)
+    A live camera's first frames are skipped: auto exposure is still settling.
+    """
+    from vision.sources import SourceError, open_source
+
     try:
-        if not capture.isOpened():
-            raise UserError(
-                f"--camera {spec}: cannot open it; give a camera index (0, 1, ...), a video "
-                "file or a stream URL, or photos with --image"
-            )
-        frames: list[np.ndarray] = []
-        for _ in range(_WARM_UP_FRAMES + count):  # the first frames of a webcam are dark
-            ok, frame = capture.read()
-            if not ok:
-                break
-            frames.append(frame)
-    finally:
-        capture.release()
+        source = open_source(spec)
+        stream = source.open()
+        try:
+            frames: list[np.ndarray] = []
+            for _ in range(count + (_WARM_UP_FRAMES if source.live else 0)):
+                item = stream.read()
+                if item is None:
+                    break
+                frames.append(item[0])
+        finally:
+            stream.close()
+    except SourceError as error:
+        raise UserError(f"--camera {spec}: {error}") from None
     if not frames:
         raise UserError(f"--camera {spec}: opened but gave no frame")
     return frames[-count:]

@@ -115,7 +115,7 @@ def test_bad_options_are_clear_errors(pictures, tmp_path, capsys, extra, message
         (["--image", "missing.png"], "no such file"),
         (["--image", "NOT_AN_IMAGE"], "not an image"),
         (["--image", "EMPTY"], "no calibration board found"),
-        (["--camera", "NO_VIDEO"], "cannot open it"),
+        (["--camera", "NO_VIDEO"], "no video file or image folder"),
     ],
 )
 def test_bad_sources_are_clear_errors(pictures, tmp_path, capsys, source, message):
