@@ -97,14 +97,20 @@ def random_scene(rng: np.random.Generator, settings: SynthSettings) -> Scene:
 
 
 def _zones(
-    rng: np.random.Generator, view: tuple[float, float, float, float], tile_mm: float
+    rng: np.random.Generator,
+    view: tuple[float, float, float, float],
+    tile_mm: float,
+    players: int | None = None,
 ) -> list[Zone]:
-    """Place 2-6 player zones along the edges of the view, none overlapping another."""
+    """Place 2-6 player zones (or `players` of them) along the view's edges, never overlapping.
+
+    Fewer zones come back when an end of the table has no room for one.
+    """
     x0, y0, x1, y1 = view
     width, height = x1 - x0, y1 - y0
     slots = [("S", k) for k in range(3)] + [("N", k) for k in range(3)] + [("W", 0), ("E", 0)]
     weights = np.array([1.0] * 6 + [0.5, 0.5])
-    players = int(rng.integers(2, 7))
+    players = int(rng.integers(2, 7)) if players is None else players
     chosen = rng.choice(len(slots), size=players, replace=False, p=weights / weights.sum())
     colours = rng.permutation(list(PLAYER_COLOURS))
     placed: list[tuple[str, tuple[float, float], tuple[float, float]]] = []
