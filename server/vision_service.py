@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 
 VIEWER_SECONDS = 5.0
 """Frames are annotated and encoded only while someone watched the video this recently."""
+DRIFT_CHECK_SECONDS = 60.0
+"""How often a live camera's view is compared with its calibration (a bumped camera)."""
 IDLE_FRAME_SECONDS = 0.2
 """Without a game (or a calibration) the raw video is still shown, at most this often."""
 
@@ -70,6 +72,8 @@ class VisionService:
         self._watched = 0.0
         self._last_idle_frame = 0.0
         self._last_source_t: float | None = None
+        self._last_drift_check = -DRIFT_CHECK_SECONDS
+        self.moved: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -176,6 +180,7 @@ class VisionService:
 
     def _frame(self, frame: Any) -> None:
         self._restart_demo_on_loop(frame)
+        self._check_drift(frame)
         loop = self._pipeline_for_game()
         if loop is None:
             now = time.monotonic()
@@ -184,6 +189,21 @@ class VisionService:
                 self._publish(np.ascontiguousarray(frame.image[::2, ::2]))
             return
         loop.step(frame)
+
+    def _check_drift(self, frame: Any) -> None:
+        """Now and then, compare the view with the calibration's; say so once if it moved."""
+        now = time.monotonic()
+        if self.mode != "camera" or self.calibration is None:
+            return
+        if now - self._last_drift_check < DRIFT_CHECK_SECONDS:
+            return
+        from calibration.drift import check_drift
+
+        self._last_drift_check = now
+        report = check_drift(self.calibration, frame.image)
+        if not report.ok and report.message != self.moved:
+            self._problem(report.message)
+        self.moved = None if report.ok else report.message
 
     def _restart_demo_on_loop(self, frame: Any) -> None:
         """The demo video started over: its game starts over too (if that game is running)."""
@@ -273,6 +293,7 @@ class VisionService:
             "note": self.note,
             "problems": self.problems[-5:],
             "calibrated": self.calibration is not None,
+            "camera_moved": self.moved,
             "model": str(self._detector.model_path.name) if self._detector is not None else None,
             "camera": self._grabber.state().to_json() if self._grabber is not None else None,
             "pipeline": loop.stats.to_json() if loop is not None else None,

@@ -126,3 +126,26 @@ def test_a_corrupt_video_is_a_clear_message_not_a_crash(
         "/api/games", {"players": ["red"], "difficulty": "normal", "audio": "off"}
     )
     assert created["game_id"]
+
+
+def test_a_bumped_camera_is_reported(
+    serve_with: Callable[[list[str]], ServerProcess],
+    table_video: tuple[Path, Path, list[str]],
+    tmp_path: Path,
+) -> None:
+    video, calibration_path, players = table_video
+    from calibration.table import TableCalibration
+
+    calibration = TableCalibration.load(calibration_path)
+    capture = cv2.VideoCapture(str(video))
+    ok, frame = capture.read()
+    capture.release()
+    assert ok
+    shifted = np.roll(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), 40, axis=1)  # as calibrated before
+    calibration.attach_reference(shifted)
+    moved = tmp_path / "moved-calibration.json"
+    calibration.save(moved)
+    server = serve_with(["--camera", str(video), "--calibration", str(moved)]).server
+    server.post("/api/games", {"players": players[:2], "difficulty": "normal", "audio": "off"})
+    vision = wait_for(lambda: (v := get_json(server.url + "/api/vision"))["camera_moved"] and v)
+    assert "recalibrate" in vision["camera_moved"]
