@@ -66,20 +66,25 @@ class Painter:
         self.soft = float(rng.uniform(10, 25)) * scale
         self.sprites: dict[int, Layer | None] = {}
         self.pieces: dict[int, tuple[object, Layer | None]] = {}
+        self.still: tuple[object, np.ndarray] | None = None
 
-    def paint(self, background: np.ndarray, still: Scene, moving: Moving) -> np.ndarray:
-        """Return the background (RGB float, not changed) with every piece and hand over it."""
+    def paint(
+        self, background: np.ndarray, still: Scene, moving: Moving, key: object
+    ) -> np.ndarray:
+        """Return the background (RGB float, not changed) with every piece and hand over it.
+
+        `key` names the still pieces' arrangement: the same key reuses their last painting.
+        """
+        if self.still is None or self.still[0] != key:
+            self.still = (key, self._still(background, still))
         cam, s = self.scene.camera, self.scene.settings
         light = self.scene.light.direction()
-        canvas = Canvas(background.copy())
-        polygons = [die_shadow(cam, d, s.die_mm, light) for d in still.dice]
-        polygons += [gem_shadow(cam, g, s.gem_mm, light) for g in still.gems]
-        polygons += [figure_shadow(cam, f, s.figure_mm, light) for f in still.figures]
-        polygons += [_lifted_shadow(cam, c, h, s.tile_mm, light) for c, h in moving.tiles]
-        polygons += [
+        canvas = Canvas(self.still[1].copy())
+        lifted = [_lifted_shadow(cam, c, h, s.tile_mm, light) for c, h in moving.tiles]
+        lifted += [
             figure_shadow(cam, _shadow_of(f, light), s.figure_mm, light) for f in moving.figures
         ]
-        _shadows(canvas, [(p, 1.0) for p in polygons], self.strength, self.sharp)
+        _shadows(canvas, [(p, 1.0) for p in lifted], self.strength, self.sharp)
         swept = [
             np.vstack(
                 [die_shadow(cam, d, s.die_mm, light), die_shadow(cam, _moved(d), s.die_mm, light)]
@@ -87,19 +92,6 @@ class Painter:
             for d in moving.dice
         ]
         _shadows(canvas, [(p, 1.0) for p in swept], self.strength * 0.45, self.sharp * 4)
-        used: set[int] = set()
-        for gem in still.gems:
-            self._piece(canvas, gem, used, lambda c, g=gem: draw_gem(c, cam, g, s.gem_mm, 0))
-        for die in sorted(still.dice, key=lambda d: d.centre[2]):
-            self._piece(canvas, die, used, lambda c, d=die: draw_die(c, cam, d, s.die_mm, light, 0))
-        for figure in still.figures:
-            self._piece(
-                canvas,
-                figure,
-                used,
-                lambda c, f=figure: draw_figure(c, cam, f, s.figure_mm, light, 0),
-            )
-        self.pieces = {k: v for k, v in self.pieces.items() if k in used}
         for chamber, height in moving.tiles:
             quad = chamber_quad(chamber, s.tile_mm, z=height)
             draw_flat(canvas, cam, quad, tile_texture(chamber.tile, TILE_TEXTURE), 0)
@@ -116,6 +108,30 @@ class Painter:
                 canvas.composite(layer)
         live = {shot.key for shot in moving.hands}
         self.sprites = {k: v for k, v in self.sprites.items() if k in live}
+        return canvas.rgb
+
+    def _still(self, background: np.ndarray, still: Scene) -> np.ndarray:
+        """Return the background with the pieces lying still on it, and their shadows."""
+        cam, s = self.scene.camera, self.scene.settings
+        light = self.scene.light.direction()
+        canvas = Canvas(background.copy())
+        polygons = [die_shadow(cam, d, s.die_mm, light) for d in still.dice]
+        polygons += [gem_shadow(cam, g, s.gem_mm, light) for g in still.gems]
+        polygons += [figure_shadow(cam, f, s.figure_mm, light) for f in still.figures]
+        _shadows(canvas, [(p, 1.0) for p in polygons], self.strength, self.sharp)
+        used: set[int] = set()
+        for gem in still.gems:
+            self._piece(canvas, gem, used, lambda c, g=gem: draw_gem(c, cam, g, s.gem_mm, 0))
+        for die in sorted(still.dice, key=lambda d: d.centre[2]):
+            self._piece(canvas, die, used, lambda c, d=die: draw_die(c, cam, d, s.die_mm, light, 0))
+        for figure in still.figures:
+            self._piece(
+                canvas,
+                figure,
+                used,
+                lambda c, f=figure: draw_figure(c, cam, f, s.figure_mm, light, 0),
+            )
+        self.pieces = {k: v for k, v in self.pieces.items() if k in used}
         return canvas.rgb
 
     def _piece(

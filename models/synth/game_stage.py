@@ -16,7 +16,7 @@ from models.synth.game_table import (
     lay_dice,
 )
 from models.synth.layout import _CLOTH, _SKINS, _random_rotation, _tilt
-from models.synth.scene import Chamber, Die, Figure, Hand, Scene
+from models.synth.scene import Chamber, Die, Figure, FlatPiece, Hand, Scene
 from rules.catalog import basic_catalog
 from rules.vocabulary import BLACK_MASK, Cell
 
@@ -26,6 +26,8 @@ _SEAT_MM = 420.0
 """How far behind the middle of their zone a player sits."""
 _OUT_MM = 260.0
 """How far outside the view a wrist is before it comes in and after it goes."""
+_TILE_MM_THICK = 2.0
+"""Thickness of a cardboard tile."""
 _FINGERS_MM = 160.0
 """How far ahead of the wrist a hand may show."""
 _DROP_MM = 45.0
@@ -101,8 +103,10 @@ class Stage:
         src = table.scene
         self.chambers = list(src.chambers)
         self.gems = list(src.gems)
-        self.pile = list(src.draw_pile)
+        self.pile = [replace(p) for p in src.draw_pile[: src.pile_count]]
         self.pile_count = src.pile_count
+        for level, piece in enumerate(self.pile):
+            piece.z = _TILE_MM_THICK * (self.pile_count - len(self.pile) + level + 1)
         self.figures: dict[str, Figure | None] = {f.colour: f for f in src.figures}
         self.cells: dict[str, Cell | None] = {f.colour: f.cell for f in src.figures}
         self.spots: dict[Cell, dict[int, str]] = {}
@@ -156,7 +160,7 @@ class Stage:
             light=src.light,
             zones=src.zones,
             chambers=list(self.chambers),
-            draw_pile=self.pile[: min(len(self.pile), self.pile_count)],
+            draw_pile=list(self.pile),
             pile_count=self.pile_count,
             depot=src.depot,
             clutter=src.clutter,
@@ -180,8 +184,7 @@ class Stage:
             self.dice[player] = [d for d in self.dice[player] if all(d is not f for f in freed)]
             self.in_hand[player] = set(range(len(freed)))
         elif kind == "discover":
-            self.pile_count -= 1
-            self.background_version += 1
+            self._draw_from_pile()
         elif kind in ("enter", "escape"):
             figure = self.figures[player]
             assert figure is not None
@@ -195,6 +198,20 @@ class Stage:
             taken = depot[len(depot) - action.event["gems"] :]
             self.gems = [g for g in self.gems if all(g is not t for t in taken)]
         self.version += 1
+
+    def _draw_from_pile(self) -> None:
+        """Take the top tile off the pile: the next back shows and the stack gets lower."""
+        self.pile_count -= 1
+        top = self.pile.pop()
+        if self.pile_count >= len(self.pile) + 1:  # a hidden tile comes into the drawn stack
+            off = self.rng.normal(0, 1.5, 2)
+            base = self.pile[0] if self.pile else top
+            centre = (base.centre[0] + float(off[0]), base.centre[1] + float(off[1]))
+            angle = base.angle + float(self.rng.normal(0, 2.5))
+            self.pile.insert(0, FlatPiece(centre, top.size, angle, 0.0))
+        for level, piece in enumerate(self.pile):
+            piece.z = _TILE_MM_THICK * (self.pile_count - len(self.pile) + level + 1)
+        self.background_version += 1
 
     def _release(self, k: int, action: Action) -> None:
         plan = self.plans[k]
@@ -288,7 +305,7 @@ class Stage:
             pickup = (zone.centre[0] + rng.normal(0, 12), zone.centre[1] + rng.normal(0, 8))
             drop = (pickup[0] + rng.normal(0, 8), pickup[1] + rng.normal(0, 5))
         elif kind == "discover":
-            top = self.pile[min(len(self.pile), self.pile_count) - 1]
+            top = self.pile[-1]
             pickup = top.centre
             cell = tuple(action.event["cell"])
             tile = _CATALOG[action.event["tile"]]
@@ -334,8 +351,7 @@ class Stage:
             chamber=chamber,
         )
         if kind == "discover":
-            top = self.pile[min(len(self.pile), self.pile_count) - 1]
-            plan.tile_from = (top.centre, top.angle)
+            plan.tile_from = (self.pile[-1].centre, self.pile[-1].angle)
         if kind == "dice":
             self._plan_roll(rng, action, plan)
         elif kind == "unlock":

@@ -178,7 +178,8 @@ def render_game(
                 stats.backgrounds += 1
             busy = bool(moving.hands or moving.dice or moving.tiles or moving.figures)
             if exposed is None or busy or drawn != (stage.background_version, stage.version):
-                clean = painter.paint(background, stage.still_scene(), moving)
+                still_key = (stage.background_version, stage.version)
+                clean = painter.paint(background, stage.still_scene(), moving, still_key)
                 exposed = look.expose(clean)
                 stats.painted += 1
             drawn = (stage.background_version, -1 if busy else stage.version)
