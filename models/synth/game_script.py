@@ -283,8 +283,11 @@ class _Planner:
                 event, partners, possible = found
                 weight *= event["gems"]
             elif kind == "unlock":
-                if event.get("by") != pid:
-                    continue
+                helper = event.get("by", pid)
+                if helper != pid:  # a partner's golden mask: only one between two actions
+                    if self.players[helper].busy_until > now:
+                        continue
+                    partners = (helper,)
                 weight *= 2.0 if player.free_dice <= 2 else 1.0
             elif kind == "escape" and game.keys_to_escape > player.free_dice:
                 continue

@@ -23,6 +23,7 @@ MAX_SIZE = (7680, 4320)
 MAX_PLAYERS = 6
 GAME_SECONDS = (1.0, 600.0)
 GAME_FPS = (1.0, 60.0)
+MAX_NOISE = 0.1
 
 _DESCRIPTION = """\
 Render synthetic overhead webcam frames of an Escape: The Curse of the Temple table (player
@@ -113,6 +114,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     game.add_argument(
         "--fps", type=float, default=10.0, help="video frames a second (default: %(default)s)"
     )
+    game.add_argument(
+        "--noise",
+        type=float,
+        default=0.008,
+        help="sensor noise in each frame, 0 to 0.1 of full scale (default: %(default)s)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -200,6 +207,8 @@ def _game_plan(args: argparse.Namespace) -> GamePlan:
     low, high = GAME_FPS
     if not low <= args.fps <= high:
         raise UserError(f"--fps {args.fps:g}: give {low:g} to {high:g} frames a second")
+    if not 0.0 <= args.noise <= MAX_NOISE:
+        raise UserError(f"--noise {args.noise:g}: give 0 to {MAX_NOISE:g} (0.008 is a webcam)")
     out = Path(args.out).expanduser()
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {args.out} is a file: give a folder for the game video")
@@ -220,7 +229,9 @@ def _game_plan(args: argparse.Namespace) -> GamePlan:
     settings = SynthSettings(
         width=args.width, height=args.height, die_mm=args.die_mm, tile_mm=args.tile_mm
     )
-    return GamePlan(out, settings, args.players, args.seconds, args.fps, args.seed)
+    return GamePlan(
+        out, settings, args.players, args.seconds, args.fps, args.seed, noise=args.noise
+    )
 
 
 def _is_game_folder(truth: Path, expected: str) -> bool:

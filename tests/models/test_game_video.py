@@ -256,6 +256,7 @@ def _args(out: Path, *extra: str) -> argparse.Namespace:
         (["--seconds", "9000"], "--seconds 9000: give a video length"),
         (["--fps", "0.5"], "--fps 0.5: give 1 to 60 frames a second"),
         (["--hard"], "--hard is for datasets"),
+        (["--noise", "0.5"], "--noise 0.5: give 0 to 0.1"),
         (["--seed", "-3"], "--seed -3 is negative"),
     ],
 )
