@@ -480,23 +480,16 @@ class Stage:
 
     def truth(self, frame: int, moving: Moving) -> dict[str, Any]:
         """Return what is true in `frame`: dice, hands, figures, gems, tiles, the pile."""
-        tumbling = {self.table.scene.zones[d.zone].colour for d in moving.dice}
+        zones = self.table.scene.zones
+        flying: dict[str, list[Die]] = {p: [] for p in self.table.players}
+        for die in moving.dice:
+            flying[zones[die.zone].colour].append(die)
         dice = {}
         for player in self.table.players:
-            state = (
-                "tumbling" if player in tumbling else "in_hand" if self.in_hand[player] else "rest"
-            )
+            busy = "tumbling" if flying[player] else "in_hand" if self.in_hand[player] else "rest"
             dice[player] = {
-                "state": state,
-                "dice": [
-                    {
-                        "face": d.top()[0],
-                        "state": d.state,
-                        "centre_mm": [round(float(v), 2) for v in d.centre],
-                        "tilt_deg": round(d.top()[1], 1),
-                    }
-                    for d in self.dice[player]
-                ],
+                "state": busy,
+                "dice": [_die_truth(d) for d in self.dice[player] + flying[player]],
             }
         gems: dict[str, int] = {}
         for gem in self.gems:
@@ -526,3 +519,14 @@ class Stage:
                 for c in self.chambers
             ],
         }
+
+
+def _die_truth(die: Die) -> dict[str, Any]:
+    """Return one die as the frame truth lists it (no face while it tumbles)."""
+    face, tilt = die.top()
+    return {
+        "face": None if die.state == "tumbling" else face,
+        "state": die.state,
+        "centre_mm": [round(float(v), 2) for v in die.centre],
+        "tilt_deg": round(tilt, 1),
+    }

@@ -35,6 +35,15 @@ CALIBRATION = "calibration.json"
 TRUTH = "truth.json"
 FRAMES = "frames.jsonl"
 OUTPUTS = (VIDEO, RECORD, CALIBRATION, TRUTH, FRAMES)
+FRAMES_ABOUT = (
+    "one line per video frame: frame, t (= frame / fps); dice: per player, state (rest, "
+    "in_hand: picked up to be rolled or moved, tumbling) and each die on the table or in the "
+    "air with face (null while tumbling), state (rest, locked, leaning, tumbling), centre_mm "
+    "and tilt_deg; hands: player, action, wrist_mm, in_view; figures: each player's cell "
+    "(null once escaped); carried: figures in a hand; gems: activated gems per 'x,y' cell; "
+    "depot: gems in the depot; pile: tiles in the draw pile; tiles: cell, tile, stairs, gems"
+)
+"""What frames.jsonl says, written into truth.json."""
 """Every file a game video folder holds."""
 FOURCC = "mp4v"
 """MPEG-4 part 2: the codec OpenCV's pip wheels can always write and read."""
@@ -138,6 +147,7 @@ def truth_of(plan: GamePlan, table: GameTable, look: WebcamLook) -> dict[str, An
         "seconds": round(frame_count(plan.seconds, plan.fps) / plan.fps, 4),
         "video": VIDEO,
         "record": RECORD,
+        "frames_about": FRAMES_ABOUT,
     }
 
 
