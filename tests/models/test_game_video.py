@@ -280,3 +280,21 @@ def test_cli_writes_a_game_folder_and_rewrites_only_its_own(tmp_path, capsys):
     with pytest.raises(UserError, match="not an earlier game video"):
         synth.run(_args(foreign))
     assert (foreign / "holiday.jpg").read_bytes() == b"not ours"
+
+
+def test_bundled_demo_replays_and_fits_its_calibration():
+    data = Path(__file__).resolve().parents[2] / "vision" / "data"
+    record = _lines(data / "demo-game.jsonl")
+    game = Game.from_setup_line(record[0])
+    assert all(game.apply(event).ok for event in record[1:])
+    assert len(record[0]["players"]) == 5
+    capture = cv2.VideoCapture(str(data / "demo-game.mp4"))
+    frames, fps = int(capture.get(cv2.CAP_PROP_FRAME_COUNT)), capture.get(cv2.CAP_PROP_FPS)
+    size = (int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)), int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    capture.release()
+    assert size == (1920, 1080) and 40 <= frames / fps <= 60
+    assert record[-1]["t"] <= frames / fps
+    calibration = TableCalibration.load(data / "demo-calibration.json", image_size=size)
+    assert sorted(z.player for z in calibration.zones) == sorted(record[0]["players"])
+    truth = json.loads((data / "demo-truth.json").read_text())
+    assert truth["video"] == "demo-game.mp4" and truth["frames"] == frames
