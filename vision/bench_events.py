@@ -20,6 +20,7 @@ from vision.annotate import annotate, to_jpeg
 from vision.detector import Detector
 from vision.events import EventMaker
 from vision.motion import MotionGate
+from vision.observation import Observation, SeenDie, SeenTile
 from vision.pipeline import Pipeline, VisionLoop
 from vision.scene import SceneReader
 from vision.source_grabber import Grabber
@@ -30,6 +31,8 @@ from vision.tile_reader import EnrolledTileReader
 TIME_WINDOW = (-1.0, 6.0)
 """A seen event matches a true one within this many seconds of its time (before, after)."""
 COUNTED = ("dice", "discover", "enter", "activate", "escape", "unlock")
+END_GRACE = 0.5
+"""True events this close to the video's end are not counted: nothing can settle after it."""
 
 
 class GameVideoError(Exception):
@@ -115,10 +118,17 @@ class Score:
 
 
 def score(
-    truth: Sequence[dict[str, Any]], seen: Sequence[tuple[float, dict[str, Any]]], minutes: float
+    truth: Sequence[dict[str, Any]],
+    seen: Sequence[tuple[float, dict[str, Any]]],
+    minutes: float,
+    end_t: float | None = None,
 ) -> Score:
-    """Match seen events (video time, event) to true ones by key, in time order."""
-    truth = [e for e in truth if e.get("type") in COUNTED]
+    """Match seen events (video time, event) to true ones by key, in time order.
+
+    True events after `end_t - END_GRACE` (the video's last moments) are not counted.
+    """
+    last = float("inf") if end_t is None else end_t - END_GRACE
+    truth = [e for e in truth if e.get("type") in COUNTED and float(e.get("t", 0.0)) <= last]
     used = [False] * len(seen)
     result = Score(len(truth), 0, 0, minutes)
     for event in truth:
@@ -136,6 +146,53 @@ def score(
     result.extra = [e for (_, e), u in zip(seen, used, strict=True) if not u]
     result.spurious = len(result.extra)
     return result
+
+
+def observation_from_truth(frame: dict[str, Any]) -> Observation:
+    """Turn one line of a rendered video's frames.jsonl into what a perfect scene stage sees."""
+    dice: dict[str, tuple[SeenDie, ...]] = {}
+    busy: set[str] = set()
+    for player, zone in frame["dice"].items():
+        dice[player] = tuple(
+            SeenDie(
+                None if d["state"] == "tumbling" else d["face"],
+                (float(d["centre_mm"][0]), float(d["centre_mm"][1])),
+                1.0,
+            )
+            for d in zone["dice"]
+        )
+        if zone["state"] != "rest":
+            busy.add(player)
+    gems = frame.get("gems") or {}
+    return Observation(
+        seq=int(frame["frame"]),
+        t=float(frame["t"]),
+        dice=dice,
+        tiles={tuple(t["cell"]): SeenTile(t["tile"], t["stairs"], 1.0) for t in frame["tiles"]},
+        gems={tuple(int(v) for v in k.split(",")): int(n) for k, n in gems.items()},
+        depot_gems=frame.get("depot"),
+        figures={p: (tuple(c) if c is not None else None) for p, c in frame["figures"].items()},
+        busy=frozenset(busy),
+        hands=len(frame.get("hands", [])),
+    )
+
+
+def run_truth_observations(game_video: GameVideo, frames_jsonl: Path) -> Score:
+    """Score the stability and event stages alone, fed the renderer's true observations."""
+    game = Game.from_setup_line(game_video.setup)
+    stabiliser, maker = Stabiliser(), EventMaker(lambda: game)
+    seen: list[tuple[float, dict[str, Any]]] = []
+    last_t = 0.0
+    with frames_jsonl.open(encoding="utf-8") as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            observation = observation_from_truth(json.loads(line))
+            last_t = observation.t
+            for event in maker.events_for(stabiliser.update(observation)):
+                seen.append((observation.t, event))
+                game.apply(event)
+    return score(game_video.events, seen, max(last_t, 1e-3) / 60.0, end_t=last_t)
 
 
 def _rss_mb() -> float:
@@ -182,9 +239,13 @@ def run_game_video(
     detector: Detector,
     *,
     stream_video: bool = True,
+    realtime: bool = True,
     progress: Callable[[float], None] | None = None,
 ) -> RunResult:
     """Play the video in real time through the grabber and the whole pipeline, as a camera.
+
+    With `realtime` False every frame is processed, however long it takes (accuracy without
+    the speed limit); times are then video seconds.
 
     Events go to a rules engine (as they would to the dashboard's session); with `stream_video`
     every processed frame is also annotated and JPEG-encoded, as for a watching dashboard.
@@ -202,7 +263,8 @@ def run_game_video(
     timings: list[float] = []
 
     def deliver(event: dict[str, Any]) -> None:
-        seen.append((time.monotonic() - start["t0"], event))
+        now = time.monotonic() - start["t0"] if realtime else start["video_t"]
+        seen.append((now, event))
         verdict = game.apply(event)
         if not verdict.ok:
             rejected.append((event, verdict.reason or ""))
@@ -213,7 +275,7 @@ def run_game_video(
 
     source = open_source(str(game_video.video))
     duration = _duration(game_video.video)
-    with Grabber(source, realtime=True) as grabber:
+    with Grabber(source, realtime=realtime) as grabber:
         loop = VisionLoop(grabber, pipeline, deliver, stream)
         last_seq: int | None = None
         last_memory = 0.0
@@ -226,18 +288,20 @@ def run_game_video(
             if last_seq is None:  # the first frame shows video time source_t
                 start["t0"] = frame.t - (frame.source_t or 0.0)
             last_seq = frame.seq
+            start["video_t"] = frame.source_t or 0.0
             timings.append(loop.step(frame).ms["total"])
             now = time.monotonic()
             if now - last_memory >= 1.0:
                 last_memory = now
                 memory.append(_rss_mb())
                 if progress is not None and duration:
-                    progress(min(1.0, (now - start["t0"]) / duration))
+                    done = (now - start["t0"]) if realtime else start["video_t"]
+                    progress(min(1.0, done / duration))
         state = grabber.state()
     ms = timings or [0.0]
     minutes = (duration or 60.0) / 60.0
     return RunResult(
-        score=score(game_video.events, seen, minutes),
+        score=score(game_video.events, seen, minutes, end_t=duration),
         frames_grabbed=state.frames,
         frames_processed=loop.stats.frames,
         frames_dropped=state.dropped,

@@ -63,8 +63,11 @@ class EventMaker:
             self.waiting[player_id] = f"{player_id}: {len(faces)} of {player.dice} dice seen"
             return []
         self.waiting.pop(player_id, None)
-        if faces == self.last_faces.get(player_id) and not change.rolled:
-            return []
+        if faces == self.last_faces.get(player_id):
+            if not change.rolled:
+                return []
+            if change.moved and set(change.moved) == {BLACK_MASK} and player.locked:
+                return self._unlock_only(game, player_id, len(change.moved), change)
         self.last_faces[player_id] = faces
         events = []
         freed = player.locked - faces.count(BLACK_MASK)
@@ -78,6 +81,18 @@ class EventMaker:
         events.append(_stamped({"type": "dice", "player": player_id, "faces": list(faces)}, change))
         self.proposed.add(("dice", player_id, faces, change.since))
         return events
+
+    def _unlock_only(
+        self, game: Game, player_id: str, count: int, change: Settled
+    ) -> list[dict[str, Any]]:
+        """Only black masks were picked up and put back: a golden mask freed them."""
+        helper = self._golden_helper(game, player_id)
+        if helper is None:
+            return []
+        unlock: dict[str, Any] = {"type": "unlock", "player": player_id, "count": min(count, 2)}
+        if helper != player_id:
+            unlock["by"] = helper
+        return [_stamped(unlock, change)]
 
     @staticmethod
     def _golden_helper(game: Game, player_id: str) -> str | None:

@@ -69,7 +69,7 @@ class Pipeline:
         start = time.perf_counter()
         gate = self.gate.process(image, t)
         detected = time.perf_counter()
-        observation = self.scene.observe(image, gate.detections, seq, t)
+        observation = self.scene.observe(image, gate.detections, seq, t, gate.moving)
         observed = time.perf_counter()
         changes = self.stabiliser.update(observation)
         events = self.maker.events_for(changes)

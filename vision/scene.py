@@ -63,15 +63,25 @@ class SceneReader:
 
     # ----- the whole frame -----------------------------------------------------------------
 
-    def observe(self, frame: np.ndarray, detections: Detections, seq: int, t: float) -> Observation:
-        """Return what the frame shows: dice by player, tiles, gems, figures, busy zones."""
+    def observe(
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        seq: int,
+        t: float,
+        moving: Sequence[Sequence[float]] = (),
+    ) -> Observation:
+        """Return what the frame shows: dice by player, tiles, gems, figures, busy zones.
+
+        `moving`: boxes (px) of what moves in this frame; a zone they touch is busy.
+        """
         s = self.settings
         names = np.array(detections.names, dtype=object)
         centres_px = (detections.xyxy[:, :2] + detections.xyxy[:, 2:]) / 2
         centres_mm = self.calibration.image_to_table(centres_px) if len(detections) else centres_px
         conf = detections.confidence
         hands = detections[(names == "hand") & (conf >= s.hand_conf)]
-        dice, busy = self._dice(names, centres_mm, conf, hands)
+        dice, busy = self._dice(names, centres_mm, conf, [*hands.xyxy, *moving])
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
         if self.grid is None:
             self.grid = self._find_grid(frame, detections[tiles_mask], centres_mm[tiles_mask])
@@ -93,8 +103,13 @@ class SceneReader:
     # ----- dice ----------------------------------------------------------------------------
 
     def _dice(
-        self, names: np.ndarray, centres_mm: np.ndarray, conf: np.ndarray, hands: Detections
+        self,
+        names: np.ndarray,
+        centres_mm: np.ndarray,
+        conf: np.ndarray,
+        blockers: Sequence[Sequence[float]],
     ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str]]:
+        """Dice by the zone they lie in; zones with hands, motion or unreadable dice are busy."""
         found: dict[str, list[SeenDie]] = {p: [] for p in self._zone_px}
         busy: set[str] = set()
         for i in np.flatnonzero(np.isin(names, DIE_CLASSES) & (conf >= self.settings.die_conf)):
@@ -107,7 +122,7 @@ class SceneReader:
             if face is None:
                 busy.add(player)
         for player, polygon in self._zone_px.items():
-            if any(_box_meets_polygon(box, polygon) for box in hands.xyxy):
+            if any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers):
                 busy.add(player)
         return {p: tuple(sorted(d, key=lambda die: die.xy_mm)) for p, d in found.items()}, busy
 

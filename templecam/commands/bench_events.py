@@ -37,6 +37,17 @@ def register_events(targets: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument(
         "--no-stream", action="store_true", help="do not annotate and encode frames"
     )
+    parser.add_argument(
+        "--every-frame",
+        action="store_true",
+        help="process every frame however long it takes (accuracy without the speed limit)",
+    )
+    parser.add_argument(
+        "--from-truth",
+        action="store_true",
+        help="feed the stability and event stages the renderer's true observations "
+        "(frames.jsonl) instead of the camera and the detector: scores those stages alone",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object per video")
     parser.set_defaults(run=run_events)
 
@@ -44,7 +55,12 @@ def register_events(targets: argparse._SubParsersAction[argparse.ArgumentParser]
 def run_events(args: argparse.Namespace) -> int:
     """Run the pipeline over each video and print its score."""
     from calibration.table import CalibrationError
-    from vision.bench_events import GameVideo, GameVideoError, run_game_video
+    from vision.bench_events import (
+        GameVideo,
+        GameVideoError,
+        run_game_video,
+        run_truth_observations,
+    )
     from vision.detector import Detector, ModelError
     from vision.models import default_model
 
@@ -68,8 +84,27 @@ def run_events(args: argparse.Namespace) -> int:
                 done = round(share * 30)
                 print(f"\r  [{'#' * done}{'.' * (30 - done)}] {share:4.0%}", end="", flush=True)
 
-        result = run_game_video(video, detector, stream_video=not args.no_stream, progress=progress)
-        figures = {"video": str(folder), "model": path.name, **result.to_json()}
+        if args.from_truth:
+            truth = Path(folder) / "frames.jsonl"
+            if not truth.is_file():
+                raise UserError(f"{folder} has no frames.jsonl: render it with templecam synth")
+            figures = {"video": str(folder), "mode": "true observations"}
+            figures.update(run_truth_observations(video, truth).to_json())
+            print(json.dumps(figures) if args.json else f"  {figures}")
+            continue
+        result = run_game_video(
+            video,
+            detector,
+            stream_video=not args.no_stream,
+            realtime=not args.every_frame,
+            progress=progress,
+        )
+        figures = {
+            "video": str(folder),
+            "model": path.name,
+            "mode": "every frame" if args.every_frame else "real time",
+            **result.to_json(),
+        }
         if args.json:
             print(json.dumps(figures))
             continue

@@ -28,6 +28,7 @@ class Table:
         self.busy: set[str] = set()
         self.events: list[dict[str, Any]] = []
         self.verdicts: list[bool] = []
+        self.rolls = 0
 
     def show(self, frames: int = 4, dt: float = 0.1) -> None:
         """Let `frames` frames of the current table go through stability and events."""
@@ -54,7 +55,9 @@ class Table:
         self.dice[player] = tuple(SeenDie(None, (i * 20.0, 0.0), 0.5) for i in range(len(faces)))
         self.show(tumble_frames)
         self.busy.discard(player)
-        self.dice[player] = tuple(SeenDie(f, (i * 20.0, 0.0), 0.9) for i, f in enumerate(faces))
+        self.rolls += 1  # rolled dice land elsewhere
+        spot = (self.rolls % 5) * 9.0
+        self.dice[player] = tuple(SeenDie(f, (i * 20.0, spot), 0.9) for i, f in enumerate(faces))
         self.show()
 
 
@@ -85,6 +88,16 @@ def test_a_reroll_with_the_same_faces_is_still_a_roll() -> None:
     table.roll("red", ROLL)
     table.roll("red", ROLL)
     assert [e["type"] for e in table.events] == ["dice", "dice"]
+
+
+def test_a_hand_over_dice_that_stay_put_is_not_a_roll() -> None:
+    table = Table()
+    table.roll("red", ROLL)
+    table.busy.add("red")  # a hand hovers, nothing is rolled
+    table.show(5)
+    table.busy.discard("red")
+    table.show(5)
+    assert [e["type"] for e in table.events] == ["dice"]
 
 
 def test_a_die_out_of_sight_holds_the_event_and_says_why() -> None:

@@ -59,8 +59,12 @@ def test_a_change_is_re_detected_in_its_window_only(detector: Detector, frame: n
     first = gate.process(frame, 0.0)
     changed = frame.copy()
     changed[100:160, 1700:1760] = (30, 200, 240)  # something new in the top-right corner
-    result = gate.process(changed, 0.2)
-    assert not result.full and len(result.windows) == 1
+    moving = gate.process(changed, 0.2)  # it has just moved: wait until it stands still
+    assert moving.windows == () and len(moving.moving) == 1 and len(recorder.shapes) == 1
+    mx0, my0, mx1, my1 = moving.moving[0]
+    assert mx0 <= 1700 <= mx1 and my0 <= 100 <= my1
+    result = gate.process(changed, 0.25)
+    assert not result.full and len(result.windows) == 1 and result.moving == ()
     x0, y0, x1, y1 = result.windows[0]
     assert x0 <= 1700 and x1 >= 1760 and y0 <= 100 and y1 >= 160
     assert (x1 - x0, y1 - y0) == (640, 640) and recorder.shapes[-1] == (640, 640)
@@ -68,7 +72,7 @@ def test_a_change_is_re_detected_in_its_window_only(detector: Detector, frame: n
     outside |= (first.detections.xyxy[:, 1] > y1) | (first.detections.xyxy[:, 3] < y0)
     kept = {tuple(b) for b in result.detections.xyxy.round(1).tolist()}
     assert {tuple(b) for b in first.detections.xyxy[outside].round(1).tolist()} <= kept
-    again = gate.process(changed, 0.3)  # nothing moved since: no detector run
+    again = gate.process(changed, 0.3)  # nothing changed since: no detector run
     assert again.windows == () and len(recorder.shapes) == 2
 
 
@@ -76,5 +80,6 @@ def test_the_whole_frame_is_refreshed_now_and_then(detector: Detector, frame: np
     recorder = Recorder(detector)
     gate = MotionGate(recorder, MotionSettings(refresh_seconds=1.0))
     gate.process(frame, 0.0)
-    assert not gate.process(frame, 0.5).full
-    assert gate.process(frame, 1.2).full and len(recorder.shapes) == 2
+    assert gate.process(frame, 0.5).windows == ()
+    refreshed = gate.process(frame, 1.2)
+    assert refreshed.full and len(recorder.shapes) == 2

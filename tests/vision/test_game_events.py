@@ -1,0 +1,60 @@
+"""The event stages and the whole pipeline on rendered game videos, against their game records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from models.synth.game_video import GamePlan, render_game
+from models.synth.settings import SynthSettings
+from vision.bench_events import GameVideo, event_key, run_game_video, run_truth_observations, score
+from vision.detector import Detector
+from vision.models import default_model
+
+
+@pytest.fixture(scope="module")
+def game_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 12-second game of three players, rendered small at 5 fps."""
+    out = tmp_path_factory.mktemp("game")
+    settings = SynthSettings(width=960, height=540)
+    render_game(GamePlan(out, settings, players=3, seconds=12.0, fps=5.0, seed=8))
+    return out
+
+
+def test_true_observations_give_back_the_game_record(game_folder: Path) -> None:
+    video = GameVideo.load(game_folder)
+    result = run_truth_observations(video, game_folder / "frames.jsonl")
+    assert result.true_events >= 8
+    assert result.recovered == result.true_events, result.missed
+    assert result.spurious == 0, result.extra
+    assert max(result.latencies) <= 0.5  # settled within a few frames of coming to rest
+
+
+def test_the_score_matches_by_player_cell_and_values() -> None:
+    truth = [
+        {"type": "dice", "player": "red", "faces": ["key", "torch"], "t": 1.0},
+        {"type": "enter", "player": "red", "cell": [0, 1], "t": 2.0},
+    ]
+    seen = [
+        (1.2, {"type": "dice", "player": "red", "faces": ["torch", "key"]}),
+        (2.1, {"type": "enter", "player": "red", "cell": [1, 0]}),  # the wrong cell
+        (30.0, {"type": "enter", "player": "red", "cell": [0, 1]}),  # far too late
+    ]
+    result = score(truth, seen, minutes=0.5)
+    assert (result.recovered, result.spurious) == (1, 2)
+    assert result.missed == [truth[1]]
+    assert result.to_json()["spurious_per_minute"] == 4.0
+    assert event_key(truth[0]) == event_key(seen[0][1])
+
+
+def test_the_whole_pipeline_plays_a_game_video_in_real_time(game_folder: Path) -> None:
+    video = GameVideo.load(game_folder)
+    path, _ = default_model()
+    result = run_game_video(video, Detector(path))
+    assert result.frames_grabbed == 60  # 12 s at 5 fps, played as a camera would
+    assert 0 < result.frames_processed <= result.frames_grabbed
+    assert result.frames_processed + result.frames_dropped <= result.frames_grabbed
+    assert result.memory_mb and max(result.memory_mb) < 4000
+    accepted = result.accepted + len(result.rejected)
+    assert accepted == result.score.recovered + result.score.spurious  # every event was judged
