@@ -275,7 +275,12 @@ def _run_training(config: TrainConfig, data: Path) -> Path:
         if not config.model_yaml.is_file():
             raise TrainError(f"model yaml {config.model_yaml} does not exist")
         model = YOLO(str(config.model_yaml))
+    fine_tuning: dict[str, Any] = {}
+    if config.base is not None:
+        # Warm-up runs the biases at lr 0.1: right for a fresh model, ruinous for trained weights.
+        fine_tuning = {"warmup_epochs": 0}
     args: dict[str, Any] = {
+        **fine_tuning,
         "data": str(data),
         "epochs": config.epochs,
         "imgsz": config.imgsz,
