@@ -27,10 +27,12 @@ BACK = "back"
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 _ABOUT = (
-    "Enrolled chamber tiles. Each entry is a tile definition (doors in the tile's own frame, "
-    "stairway facing S) plus 'image': the PNG beside this file showing the tile top-down with "
-    "its stairway at the bottom, or null for the packaged default art. Edit with `templecam "
-    "enroll edit` or by hand; `templecam enroll reset` restores the packaged defaults."
+    "Enrolled chamber tiles: only those that differ from the packaged catalog (templecam's "
+    "rules/data/basic_tiles.json) are listed. Each entry is a tile definition as in a game "
+    "record's setup line (doors in the tile's own frame, stairway facing S; fields left out "
+    "keep the packaged value) plus 'image': the PNG beside this file showing the tile top-down "
+    "with its stairway at the bottom, or null for the packaged art. Edit with `templecam enroll "
+    "edit` or by hand; `templecam enroll reset` restores the packaged tiles."
 )
 
 
@@ -233,24 +235,36 @@ class TileLibrary:
 
     # ----- files -------------------------------------------------------------------------------
 
+    def changed(self) -> list[str]:
+        """Return the ids of tiles the user enrolled a picture of, edited or added."""
+        catalog = basic_catalog()
+        return [
+            tile_id
+            for tile_id, t in self.tiles.items()
+            if t.appearance.photo or catalog.get(tile_id) != t.definition
+        ]
+
     def to_json(self) -> dict[str, Any]:
-        """Return the library file's contents (pictures are named, not included)."""
+        """Return the library file's contents: only what differs from the packaged tiles."""
         tiles: dict[str, Any] = {}
-        for tile_id, t in self.tiles.items():
+        for tile_id in self.changed():
+            t = self.tiles[tile_id]
             entry = t.definition.to_json()
+            entry.setdefault("gems", None)  # explicit: a missing field keeps the packaged value
             entry["image"] = f"{tile_id}.png" if t.appearance.photo else None
             if t.appearance.enrolled:
                 entry["enrolled"] = t.appearance.enrolled
             tiles[tile_id] = entry
-        back: dict[str, Any] | None = None
-        if self.back is not None:
-            back = {"image": f"{BACK}.png" if self.back.photo else None}
-            if self.back.enrolled:
-                back["enrolled"] = self.back.enrolled
-        return {"format": FORMAT, "about": _ABOUT, "tiles": tiles, "back": back}
+        data: dict[str, Any] = {"format": FORMAT, "about": _ABOUT, "tiles": tiles}
+        if self.back is not None and self.back.photo:
+            data["back"] = {"image": f"{BACK}.png", "enrolled": self.back.enrolled}
+        return data
 
     def save(self, folder: str | Path | None = None) -> Path:
-        """Write the library (user pictures as PNGs, then `library.json`), each atomically."""
+        """Write the library (user pictures as PNGs, then `library.json`), each atomically.
+
+        Pictures no longer named by the library are removed afterwards.
+        """
         target = tiles_dir(folder)
         pictures = [(t.tile_id, t.appearance) for t in self.tiles.values()]
         if self.back is not None:
@@ -272,11 +286,12 @@ class TileLibrary:
 
     @classmethod
     def load(cls, folder: str | Path | None = None) -> TileLibrary:
-        """Read the user's library; the packaged default when nothing was enrolled yet."""
+        """Read the user's library: the packaged tiles with the user's changes over them."""
         source = tiles_dir(folder)
         path = source / LIBRARY_FILE
+        library = cls.default()
         if not path.is_file():
-            return cls.default()
+            return library
         fix = "fix it or run `templecam enroll reset` to start again from the packaged tiles"
         try:
             data = json.loads(path.read_text("utf-8"))
@@ -288,13 +303,14 @@ class TileLibrary:
             ) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise EnrollmentError(f"{path} is not a templecam tile library ({FORMAT}); {fix}")
-        entries = data.get("tiles")
-        if not isinstance(entries, dict) or not entries:
-            raise EnrollmentError(f"{path}: 'tiles' must be a non-empty object by tile id; {fix}")
-        tiles = [_read_entry(source, tile_id, entry) for tile_id, entry in entries.items()]
-        back_entry = data.get("back")
-        back = None if back_entry is None else _read_appearance(source, BACK, back_entry)
-        return cls(tiles, back)
+        entries = data.get("tiles", {})
+        if not isinstance(entries, dict):
+            raise EnrollmentError(f"{path}: 'tiles' must be an object by tile id; {fix}")
+        for tile_id, entry in entries.items():
+            library.tiles[tile_id] = _read_entry(source, tile_id, entry)
+        if data.get("back") is not None:
+            library.back = _read_appearance(source, BACK, data["back"])
+        return library
 
 
 def _now() -> str:
@@ -302,14 +318,16 @@ def _now() -> str:
 
 
 def _read_entry(folder: Path, tile_id: Any, entry: Any) -> EnrolledTile:
-    """Validate one library entry: its definition through the rules parser, then its picture."""
+    """Validate one library entry (over the packaged tile of that id), then load its picture."""
     where = f"{folder / LIBRARY_FILE}: tile {tile_id!r}"
     fix = f"fix it or run `templecam enroll reset {tile_id}`"
     if not isinstance(tile_id, str) or not ID_PATTERN.match(tile_id) or tile_id == BACK:
         raise EnrollmentError(f"{where}: not a valid tile id (letters, digits, '-', '_'); {fix}")
     if not isinstance(entry, dict):
         raise EnrollmentError(f"{where}: the entry must be a JSON object; {fix}")
-    properties = {k: v for k, v in entry.items() if k not in ("image", "enrolled")}
+    packaged = basic_catalog().get(tile_id)
+    properties = packaged.to_json() if packaged is not None else {}
+    properties.update({k: v for k, v in entry.items() if k not in ("image", "enrolled")})
     try:
         definition = parse_tile(tile_id, properties)
     except RecordError as error:
