@@ -6,7 +6,9 @@ one batch where the model accepts a batch dimension, and the detections are merg
 a tile edge give way to the tile that sees the object whole, pieces of big objects are joined,
 and an optional whole-frame pass adds the objects too big for a tile (chamber tiles, hands).
 `DetectorSettings.tile` chooses the strategy: "auto" (the tile size the model was trained on,
-from its metrics.json), 0 (whole frame only) or a tile edge in px.
+from its metrics.json), 0 (whole frame only) or a tile edge in px. A second stage
+(`vision.face_reader`, `DetectorSettings.faces`) re-reads every die-like detection on a
+full-resolution crop: one detection per die, the face the classifier reads, no dice in tile art.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import cv2
 import numpy as np
 
 from vision.detections import Detections, nms
+
+if TYPE_CHECKING:
+    from vision.face_reader import FaceReader
 
 PAD_VALUE = 114
 """Grey of the letterbox padding (what Ultralytics trains with)."""
@@ -36,6 +42,8 @@ MERGE_IOU = 0.5
 """Boxes from two tiles are one object when they overlap this much where both tiles see."""
 AUTO_TILE_FACTOR = 1.5
 """tile=auto tiles a frame whose long side exceeds this many model input sizes."""
+FACES_MODEL = "templecam-faces.onnx"
+"""The shipped die-face classifier's file name inside the `models` package (faces=auto)."""
 
 
 class ModelError(Exception):
@@ -82,6 +90,9 @@ class DetectorSettings:
     """Most detections reported per frame."""
     agnostic: bool = False
     """NMS across classes (one box per object whatever its class)."""
+    faces: str = "auto"
+    """Second stage re-reading dice on full-resolution crops: "auto" (the shipped
+    models/templecam-faces.onnx when it is there), "off" or the path of a classifier .onnx."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.conf <= 1.0 or not 0.0 <= self.iou <= 1.0:
@@ -96,6 +107,8 @@ class DetectorSettings:
             raise ValueError(f"threads={self.threads}: give 1 or more")
         if self.max_det < 1:
             raise ValueError(f"max_det={self.max_det}: give 1 or more")
+        if not isinstance(self.faces, str) or not self.faces:
+            raise ValueError(f"faces={self.faces!r}: give auto, off or a classifier .onnx path")
 
     @classmethod
     def parse(cls, text: str) -> DetectorSettings:
@@ -123,6 +136,8 @@ class DetectorSettings:
 def _parse_value(key: str, raw: str) -> Any:
     """Convert one `key=value` setting to its type."""
     low = raw.lower()
+    if key == "faces":
+        return low if low in ("auto", "off") else raw
     try:
         if key in ("conf", "iou"):
             return float(raw)
@@ -148,6 +163,11 @@ def _format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
+
+
+def default_faces_path() -> Path:
+    """Return where the shipped die-face classifier lives (inside the `models` package)."""
+    return Path(str(resources.files("models") / FACES_MODEL))
 
 
 def default_threads() -> int:
@@ -592,6 +612,23 @@ class Detector:
             )
         if self.info.dynamic_size and self.imgsz % self.info.stride:
             raise ModelError(f"imgsz={self.imgsz} must be a multiple of {self.info.stride}")
+        self.faces = self._open_faces()
+
+    def _open_faces(self) -> FaceReader | None:
+        """Open the second-stage face classifier the settings ask for (None: no second stage)."""
+        from vision.face_reader import DIE_CLASSES, FaceModelError, FaceReader
+
+        self._die_ids = np.array([i for i, n in enumerate(self.names) if n in DIE_CLASSES], int)
+        choice = self.settings.faces
+        if choice == "off" or not len(self._die_ids):
+            return None
+        path = default_faces_path() if choice == "auto" else Path(choice).expanduser()
+        if choice == "auto" and not path.is_file():
+            return None
+        try:
+            return FaceReader(path, self.threads, self.settings.spin)
+        except FaceModelError as error:
+            raise ModelError(f"faces={choice}: {error}") from None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -677,6 +714,8 @@ class Detector:
         image = _as_bgr(image_bgr)
         height, width = image.shape[:2]
         conf = self.settings.conf if conf is None else conf
+        # Die-like candidates go lower when a face reader rescores them.
+        low = conf if self.faces is None else min(conf, self.faces.candidate_conf)
         plan = self.plan(width, height)
         inputs = self._prepare(image, plan)
         by_shape: dict[tuple[int, ...], list[int]] = {}
@@ -686,7 +725,8 @@ class Detector:
         for indices in by_shape.values():
             raw = self._run([inputs[i].image for i in indices])
             for i, out in zip(indices, raw, strict=True):
-                decoded[i] = self._decode(out, inputs[i].box, conf)
+                found = self._decode(out, inputs[i].box, low)
+                decoded[i] = found if low == conf else self._candidates(found, conf)
         if not plan.tiles:
             result = decoded[0]
         else:
@@ -696,7 +736,14 @@ class Detector:
             frame_pass = decoded[-1] if plan.whole else None
             s = self.settings
             result = merge_tiles(parts, frame_pass, width, height, plan.overlap, s.iou, s.agnostic)
-        return result.clip(width, height).sorted()[: self.settings.max_det]
+        result = result.clip(width, height)
+        if self.faces is not None:
+            result = self.faces.reread(result, image, conf)
+        return result.sorted()[: self.settings.max_det]
+
+    def _candidates(self, found: Detections, conf: float) -> Detections:
+        """Keep the detections at `conf` or more, and every die-like one (for the face reader)."""
+        return found[(found.confidence >= conf) | np.isin(found.class_id, self._die_ids)]
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -82,6 +82,14 @@ def add_detector_arguments(parser: argparse.ArgumentParser, conf: float = 0.25) 
     group.add_argument(
         "--threads", type=int, help="CPU threads for ONNX Runtime (default: the CPUs, at most 4)"
     )
+    group.add_argument(
+        "--faces",
+        default="auto",
+        metavar="auto|off|M",
+        help="re-read every die on a full-resolution crop with a face classifier: auto (the "
+        "shipped models/templecam-faces.onnx when there), off, or a classifier .onnx "
+        "(default: %(default)s)",
+    )
 
 
 def settings_from_args(args: argparse.Namespace) -> DetectorSettings:
@@ -97,6 +105,9 @@ def settings_from_args(args: argparse.Namespace) -> DetectorSettings:
         except ValueError:
             raise UserError(f"--tile {args.tile}: give auto, 0 or a tile edge in px") from None
     whole = {"auto": None, "on": True, "off": False}[args.whole]
+    faces = args.faces.lower() if args.faces.lower() in ("auto", "off") else args.faces
+    if faces not in ("auto", "off") and not Path(faces).expanduser().is_file():
+        raise UserError(f"--faces {faces}: no classifier there; give auto, off or an .onnx file")
     try:
         return DetectorSettings(
             conf=args.conf,
@@ -106,6 +117,7 @@ def settings_from_args(args: argparse.Namespace) -> DetectorSettings:
             whole=whole,
             imgsz=args.imgsz,
             threads=args.threads,
+            faces=faces,
         )
     except ValueError as error:
         raise UserError(str(error)) from None

@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     except DatasetError as error:
         raise UserError(str(error)) from None
     detector = open_detector(args)
+    reader = getattr(detector, "faces", None)
+    print(f"eval: die-face reader: {reader.model_path if reader else 'off'}", file=sys.stderr)
     try:
         result = evaluate(detector, data, conf=args.conf, limit=args.limit, progress=_progress)
     except DatasetError as error:

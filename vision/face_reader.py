@@ -1,0 +1,232 @@
+"""A second look at every die: a small classifier on full-resolution crops (ONNX Runtime, no torch).
+
+The detector finds dice 25-35 px across but often names the wrong face, and sees dice in tile art
+or gems. `FaceReader` cuts a square around each box from the full frame (`CROP_SCALE` times the
+box's longer side, centred on it, grey beyond the frame's edges), resizes it to the classifier's
+input and reads one of the five faces, `unreadable` or `not_die`. `reread_dice` applies it to a
+detector's output: overlapping dice merge into one, each is renamed to the face read, and the ones
+the classifier is sure are no die are dropped. The crops made here are the ones the classifier is
+trained on (`models.faces`), so training and run time see the same pixels.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from rules.vocabulary import FACES
+from vision.detections import Detections, nms
+from vision.detector import (
+    ModelError,
+    _literal,
+    _names,
+    default_threads,
+    open_session,
+    sidecar_metadata,
+)
+
+CROP_SCALE = 1.3
+"""Crop side over the box's longer side: a margin for boxes that cut a die short."""
+MIN_CROP = 8
+"""Smallest crop side in frame px."""
+PAD_VALUE = 114
+"""Grey beyond the frame's edges (the detector's letterbox grey)."""
+UNREADABLE = "unreadable"
+NOT_DIE = "not_die"
+CLASSES: tuple[str, ...] = (*FACES, UNREADABLE, NOT_DIE)
+"""What the classifier tells apart: the five faces, an unreadable die, and no die at all."""
+DIE_UNREADABLE = "die_unreadable"
+"""The detector's class for a die whose face cannot be read."""
+DIE_CLASSES: tuple[str, ...] = (*FACES, DIE_UNREADABLE)
+"""The detector classes that are dice, which the reader re-reads."""
+DROP_CONF = 0.5
+"""A die-like detection is dropped when the reader gives `not_die` more than this."""
+MERGE_IOU = 0.3
+"""Die boxes of any die class overlapping more than this are one die (dice seldom overlap)."""
+CANDIDATE_CONF = 0.05
+"""The detector passes die-like boxes down to this confidence to the reader (see `reread_dice`)."""
+CHUNK = 64
+"""Crops per ONNX Runtime call when the model takes any batch size."""
+
+
+class FaceModelError(Exception):
+    """The face classifier file cannot be used; the message says why."""
+
+
+def crop_window(box: Sequence[float], scale: float = CROP_SCALE) -> tuple[int, int, int, int]:
+    """Return the square (x0, y0, x1, y1), in frame px, that a box (x1, y1, x2, y2) is read in.
+
+    Centred on the box, its side is `scale` times the box's longer side (at least `MIN_CROP`); it
+    may reach beyond the frame (`crop_square` pads there).
+    """
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(MIN_CROP, round(max(x2 - x1, y2 - y1) * scale))
+    x0 = round((x1 + x2) / 2 - side / 2)
+    y0 = round((y1 + y2) / 2 - side / 2)
+    return x0, y0, x0 + side, y0 + side
+
+
+def crop_square(image: np.ndarray, window: Sequence[int], size: int) -> np.ndarray:
+    """Cut `window` out of a BGR image, grey where it leaves the image, resized to `size` px."""
+    x0, y0, x1, y1 = (int(v) for v in window)
+    height, width = image.shape[:2]
+    inside = image[max(0, y0) : max(0, min(y1, height)), max(0, x0) : max(0, min(x1, width))]
+    crop = np.full((y1 - y0, x1 - x0, 3), PAD_VALUE, dtype=np.uint8)
+    if inside.size:
+        top, left = max(0, -y0), max(0, -x0)
+        crop[top : top + inside.shape[0], left : left + inside.shape[1]] = inside
+    if crop.shape[0] == size:
+        return crop
+    shrink = crop.shape[0] > size
+    return cv2.resize(
+        crop, (size, size), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR
+    )
+
+
+def crops_for(
+    image: np.ndarray, boxes_xyxy: np.ndarray, size: int, scale: float = CROP_SCALE
+) -> list[np.ndarray]:
+    """Return the classifier input crop (`size` px, BGR) of each box in a frame."""
+    boxes = np.asarray(boxes_xyxy, dtype=np.float64).reshape(-1, 4)
+    return [crop_square(image, crop_window(box, scale), size) for box in boxes]
+
+
+def crops_to_tensor(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """Stack BGR uint8 crops into a float32 RGB batch (N, 3, S, S) in 0..1, as Ultralytics does."""
+    batch = np.stack(crops)[..., ::-1].transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(batch, dtype=np.float32) / np.float32(255.0)
+
+
+def _metadata(session: Any, model_path: Path) -> dict[str, Any]:
+    """Return the model's `names`, `crop_scale` from its metadata, else from `<model>.json`."""
+    meta = dict(getattr(session.get_modelmeta(), "custom_metadata_map", {}) or {})
+    names = _names(_literal(meta.get("names")))
+    if names is None:
+        names = _names(sidecar_metadata(model_path).get("names"))
+    scale = _literal(meta.get("crop_scale"))
+    return {"names": names, "crop_scale": scale}
+
+
+class FaceReader:
+    """A die-face classifier on ONNX Runtime: `read(image_bgr, boxes)` names each box's face."""
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str],
+        threads: int | None = None,
+        spin: bool = False,
+    ) -> None:
+        """Open the classifier (.onnx, exported by `templecam train --faces`)."""
+        self.model_path = Path(model_path)
+        if not self.model_path.is_file():
+            raise FaceModelError(f"no face classifier at {self.model_path}")
+        try:
+            self.session = open_session(self.model_path, threads or default_threads(), spin)
+        except ModelError as error:
+            raise FaceModelError(str(error)) from None
+        inputs = self.session.get_inputs()
+        shape = list(inputs[0].shape) if len(inputs) == 1 else []
+        square = len(shape) == 4 and isinstance(shape[2], int) and shape[2] == shape[3]
+        if not square:
+            raise FaceModelError(
+                f"{self.model_path}: expected one square image input (batch, 3, S, S), got {shape}"
+            )
+        self.input_name: str = inputs[0].name
+        self.imgsz: int = int(shape[2])
+        self.batch: int | None = shape[0] if isinstance(shape[0], int) and shape[0] > 0 else None
+        meta = _metadata(self.session, self.model_path)
+        names = meta["names"]
+        if not names or any(n not in CLASSES for n in names) or set(names) == {NOT_DIE}:
+            raise FaceModelError(
+                f"{self.model_path}: not a die-face classifier (its classes are {names}; "
+                f"expected some of {', '.join(CLASSES)})"
+            )
+        self.names: tuple[str, ...] = tuple(names)
+        scale = meta["crop_scale"]
+        self.crop_scale: float = float(scale) if isinstance(scale, (int, float)) else CROP_SCALE
+        self.candidate_conf: float = CANDIDATE_CONF
+        """How low a die-like detection's confidence may be to be re-read (`reread_dice`)."""
+
+    def predict(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """Return class probabilities (N, classes) of BGR crops already at the input size."""
+        if not len(crops):
+            return np.zeros((0, len(self.names)), dtype=np.float32)
+        step = self.batch or CHUNK
+        out = []
+        for start in range(0, len(crops), step):
+            chunk = list(crops[start : start + step])
+            real = len(chunk)
+            if self.batch is not None and real < self.batch:
+                chunk += [np.full_like(chunk[0], PAD_VALUE)] * (self.batch - real)
+            raw = self.session.run(None, {self.input_name: crops_to_tensor(chunk)})[0]
+            out.append(np.asarray(raw, dtype=np.float32).reshape(len(chunk), -1)[:real])
+        probs = np.concatenate(out)
+        if probs.shape[1] != len(self.names):
+            raise FaceModelError(
+                f"{self.model_path}: {probs.shape[1]} outputs for {len(self.names)} class names"
+            )
+        if (probs < 0).any() or not np.allclose(probs.sum(axis=1), 1.0, atol=1e-3):
+            exp = np.exp(probs - probs.max(axis=1, keepdims=True))  # logits: make them a softmax
+            probs = exp / exp.sum(axis=1, keepdims=True)
+        return probs
+
+    def probabilities(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
+        """Return class probabilities (N, classes) of the crops around boxes (N, 4) in a frame."""
+        return self.predict(crops_for(image_bgr, boxes_xyxy, self.imgsz, self.crop_scale))
+
+    def read(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Return each box's most likely class (a face, `unreadable` or `not_die`) and its share."""
+        probs = self.probabilities(image_bgr, boxes_xyxy)
+        best = probs.argmax(axis=1) if len(probs) else np.zeros(0, dtype=np.int64)
+        return [self.names[i] for i in best], probs[np.arange(len(best)), best]
+
+    def reread(self, dets: Detections, image_bgr: np.ndarray, conf: float) -> Detections:
+        """Re-read the die-like detections of a frame (`reread_dice`) at confidence `conf`."""
+        return reread_dice(dets, image_bgr, self, conf)
+
+
+def reread_dice(
+    dets: Detections,
+    image_bgr: np.ndarray,
+    reader: FaceReader,
+    conf: float = 0.0,
+    drop: float = DROP_CONF,
+    merge_iou: float = MERGE_IOU,
+) -> Detections:
+    """Re-read the die-like detections of a frame with `reader`; leave the others as they are.
+
+    `dets` may hold die-like candidates below `conf` (down to `CANDIDATE_CONF`): the detector
+    spreads a die's score over six die classes, so a die it is unsure of the face of scores low.
+    Die boxes of any die classes overlapping by more than `merge_iou` are one die (the most
+    confident box stays); each die then becomes the face the reader sees most likely, or
+    `die_unreadable`, and is dropped when the reader gives `not_die` more than `drop`. Its
+    confidence becomes sqrt(detector confidence x the reader's probability of that face), and
+    dice under `conf` are left out.
+    """
+    names = dets.class_names
+    die_ids = [i for i, n in enumerate(names) if n in DIE_CLASSES]
+    is_die = np.isin(dets.class_id, die_ids)
+    if not is_die.any():
+        return dets
+    dice = dets[is_die]
+    dice = dice[nms(dice.xyxy, dice.confidence, merge_iou)]
+    probs = reader.probabilities(image_bgr, dice.xyxy)
+    face_cols = np.array([j for j, n in enumerate(reader.names) if n != NOT_DIE])
+    best = face_cols[probs[:, face_cols].argmax(axis=1)]
+    score = np.sqrt(dice.confidence * probs[np.arange(len(dice)), best])
+    keep = score >= conf
+    if NOT_DIE in reader.names:
+        keep &= probs[:, reader.names.index(NOT_DIE)] <= drop
+    class_id = dice.class_id.copy()
+    for row, col in enumerate(best):
+        name = reader.names[col]
+        target = DIE_UNREADABLE if name == UNREADABLE else name
+        if target in names:
+            class_id[row] = names.index(target)
+    read = Detections(dice.xyxy, score, class_id, names)[keep]
+    return Detections.concatenate([dets[~is_die], read]).sorted()
