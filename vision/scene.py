@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from calibration.table import TableCalibration
-from vision.detections import Detections
+from vision.detections import Detections, nms
 from vision.figures import figure_colour
 from vision.grid import Grid, locate_grid
 from vision.observation import Cell, Observation, SeenDie, SeenTile
@@ -76,6 +76,7 @@ class SceneReader:
         `moving`: boxes (px) of what moves in this frame; a zone they touch is busy.
         """
         s = self.settings
+        detections = one_box_per_die(detections, s.die_conf)
         names = np.array(detections.names, dtype=object)
         centres_px = (detections.xyxy[:, :2] + detections.xyxy[:, 2:]) / 2
         centres_mm = self.calibration.image_to_table(centres_px) if len(detections) else centres_px
@@ -219,6 +220,16 @@ class SceneReader:
             if colour not in figures or figures[colour][0] < conf:
                 figures[colour] = (conf, cell)
         return {colour: cell for colour, (_, cell) in figures.items()}
+
+
+def one_box_per_die(detections: Detections, conf: float, iou: float = 0.45) -> Detections:
+    """Keep one box per die: of die boxes (any face) overlapping this much, the surest one."""
+    names = np.array(detections.names, dtype=object)
+    is_die = np.isin(names, DIE_CLASSES) & (detections.confidence >= conf)
+    dice = np.flatnonzero(is_die)
+    kept = dice[nms(detections.xyxy[dice], detections.confidence[dice], iou)]
+    others = np.flatnonzero(~np.isin(names, DIE_CLASSES))
+    return detections[np.sort(np.concatenate([kept, others]))]
 
 
 def _box_meets_polygon(box: np.ndarray, polygon: np.ndarray) -> bool:
