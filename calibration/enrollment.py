@@ -313,6 +313,39 @@ class TileLibrary:
         return library
 
 
+def discard(folder: str | Path | None = None, tile_ids: Iterable[str] | None = None) -> None:
+    """Drop tiles' entries (all, by default) from the library files, even a broken library.
+
+    Their pictures go too; the packaged tiles of those ids come back on the next load.
+    """
+    target = tiles_dir(folder)
+    path = target / LIBRARY_FILE
+    if tile_ids is None:
+        path.unlink(missing_ok=True)
+        for picture in target.glob("*.png"):
+            picture.unlink(missing_ok=True)
+        return
+    if not path.is_file():
+        return
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        data = None
+    entries = data.get("tiles") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(entries, dict):
+        raise EnrollmentError(
+            f"{path} is not readable as a tile library: run `templecam enroll reset` with no id "
+            "to start again from the packaged tiles"
+        ) from None
+    for tile_id in tile_ids:
+        if tile_id == BACK:
+            data.pop("back", None)
+        else:
+            entries.pop(tile_id, None)
+        (target / f"{tile_id}.png").unlink(missing_ok=True)
+    write_atomically(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
+
+
 def _now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -13,9 +14,6 @@ from rules.temple import quarter_turns_for
 
 WORK_PX = 1000
 """Photos are searched at most this many pixels on their longer side."""
-
-TABLE_PX_PER_MM = 2.0
-"""Resolution of the top-down table view a calibrated photo is turned into."""
 
 _MIN_AREA = 0.02
 """Smallest tile outline accepted, as a share of the picture."""
@@ -45,19 +43,28 @@ def _plausible(quad: np.ndarray, contour_area: float) -> bool:
     if not cv2.isContourConvex(quad.reshape(-1, 1, 2).astype(np.float32)):
         return False
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    if sides.min() < 8 or sides[0] / sides[2] > 1.6 or sides[2] / sides[0] > 1.6:
+    if sides.min() < 8:
         return False
-    if sides[1] / sides[3] > 1.6 or sides[3] / sides[1] > 1.6:
+    if (
+        max(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1])
+        > 1.6
+    ):
         return False
     if not 0.5 < (sides[0] + sides[2]) / (sides[1] + sides[3]) < 2.0:
         return False
-    for k in range(4):
-        a, b, c = quad[k - 1], quad[k], quad[(k + 1) % 4]
-        u, v = a - b, c - b
-        cosine = float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
-        if abs(cosine) > math.cos(math.radians(50)):
-            return False
+    if max(_corner_errors(quad)) > 40:
+        return False
     return contour_area >= 0.85 * cv2.contourArea(quad.astype(np.float32))
+
+
+def _corner_errors(quad: np.ndarray) -> list[float]:
+    """Return how far each corner's angle is from a right angle, in degrees."""
+    errors = []
+    for k in range(4):
+        u, v = quad[k - 1] - quad[k], quad[(k + 1) % 4] - quad[k]
+        cosine = float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
+        errors.append(abs(90 - math.degrees(math.acos(np.clip(cosine, -1, 1)))))
+    return errors
 
 
 def _quad_of(contour: np.ndarray) -> np.ndarray | None:
@@ -73,11 +80,13 @@ def _quad_of(contour: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _masks(image_bgr: np.ndarray, edges: np.ndarray) -> list[np.ndarray]:
+def _masks(image_bgr: np.ndarray, edges: np.ndarray, smallest_px: float) -> list[np.ndarray]:
     """Return binary pictures whose blobs may be the tile: what the table's edge-free area
     reached from the picture's border leaves over, and what differs from the border's colour."""
     h, w = edges.shape
-    opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(5, w // 60) | 1,) * 2)
+    # Opening drops table grain that touches the tile, without rounding a small tile's corners.
+    size = max(3, int(0.06 * smallest_px)) | 1
+    opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
     masks = []
     for close in (3, 7):
         walls = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((close, close), np.uint8))
@@ -130,11 +139,12 @@ def _support(edges: np.ndarray, quad: np.ndarray) -> float:
     return hits / total
 
 
-def find_tile(image_bgr: np.ndarray, side_px: float | None = None) -> np.ndarray | None:
+def find_tile(
+    image_bgr: np.ndarray, accept: Callable[[np.ndarray], bool] | None = None
+) -> np.ndarray | None:
     """Return the largest square-looking outline's corners (4, 2), clockwise from top-left.
 
-    `side_px`, when known (a top-down view at a known scale), is the tile's edge in pixels:
-    outlines more than 25 % off are passed over.
+    `accept`, when given, must also approve an outline's corners (in picture pixels).
     """
     h, w = image_bgr.shape[:2]
     shrink = min(1.0, WORK_PX / max(h, w))
@@ -142,13 +152,14 @@ def find_tile(image_bgr: np.ndarray, side_px: float | None = None) -> np.ndarray
     if shrink < 1.0:
         small = cv2.resize(image_bgr, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
     area = small.shape[0] * small.shape[1]
+    smallest = _MIN_AREA * area
     edges = _edges(small)
     best: tuple[float, np.ndarray] | None = None
-    for mask in _masks(small, edges):
+    for mask in _masks(small, edges, math.sqrt(smallest)):
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             contour_area = cv2.contourArea(cv2.convexHull(contour))
-            if not _MIN_AREA * area <= contour_area <= 0.98 * area:
+            if not smallest <= contour_area <= 0.98 * area:
                 continue
             quad = _quad_of(contour)
             if quad is None:
@@ -156,9 +167,9 @@ def find_tile(image_bgr: np.ndarray, side_px: float | None = None) -> np.ndarray
             quad = order_corners(quad)
             if not _plausible(quad, contour_area) or _support(edges, quad) < 0.6:
                 continue
-            quad_area = cv2.contourArea(quad)
-            if side_px is not None and abs(math.sqrt(quad_area) / (side_px * shrink) - 1) > 0.25:
+            if accept is not None and not accept(quad / shrink):
                 continue
+            quad_area = cv2.contourArea(quad)
             if best is None or quad_area > best[0]:
                 best = (quad_area, quad)
     if best is None:
@@ -222,30 +233,34 @@ def cut_square(
     return cv2.warpPerspective(image_bgr, matrix, (size, size), flags=cv2.INTER_AREA)
 
 
-def table_view(
-    image_bgr: np.ndarray, calibration: TableCalibration, px_per_mm: float = TABLE_PX_PER_MM
-) -> tuple[np.ndarray, float]:
-    """Return the photo seen straight from above, north up, and its pixels per table mm."""
-    h, w = image_bgr.shape[:2]
-    border = np.array(
-        [[x, y] for x in np.linspace(0, w, 9) for y in (0, h)]
-        + [[x, y] for y in np.linspace(0, h, 9) for x in (0, w)],
-        dtype=np.float64,
-    )
-    table = calibration.image_to_table(border)
-    (x0, y0), (x1, y1) = (
-        np.clip(table.min(axis=0), -2000, 2000),
-        np.clip(table.max(axis=0), -2000, 2000),
-    )
-    scale = min(px_per_mm, 2500 / max(x1 - x0, y1 - y0, 1.0))
-    cols, rows = int((x1 - x0) * scale), int((y1 - y0) * scale)
-    if cols < 16 or rows < 16:
-        raise TilePhotoError("the calibration does not fit this photo: it shows no table")
-    xs = x0 + (np.arange(cols) + 0.5) / scale
-    ys = y1 - (np.arange(rows) + 0.5) / scale
-    grid = np.column_stack([np.tile(xs, rows), np.repeat(ys, cols)])
-    pixels = calibration.table_to_image_px(grid).astype(np.float32).reshape(rows, cols, 2)
-    return cv2.remap(image_bgr, pixels[..., 0], pixels[..., 1], cv2.INTER_LINEAR), scale
+def on_table(calibration: TableCalibration, corners_px: np.ndarray) -> np.ndarray | None:
+    """Return a tile outline's corners in table mm, clockwise from north-west, when they form a
+    square of the calibration's tile size (25 % and 12 degrees of slack); otherwise None."""
+    corners = calibration.image_to_table(np.asarray(corners_px, np.float64))
+    flipped = corners * np.array([1.0, -1.0])  # y north -> y down, as in a picture
+    ordered = order_corners(flipped).astype(np.float64) * np.array([1.0, -1.0])
+    sides = np.linalg.norm(ordered - np.roll(ordered, -1, axis=0), axis=1)
+    if np.abs(sides / calibration.tile_mm - 1).max() > 0.25:
+        return None
+    if max(_corner_errors(ordered * np.array([1.0, -1.0]))) > 12:
+        return None
+    return ordered
+
+
+def cut_from_table(
+    image_bgr: np.ndarray,
+    calibration: TableCalibration,
+    corners_mm: np.ndarray,
+    size: int = 2 * CANONICAL_PX,
+) -> np.ndarray:
+    """Sample a tile's square (corners in table mm, from north-west) from a camera frame."""
+    square = np.array([[0, 0], [size, 0], [size, size], [0, size]], dtype=np.float64)
+    to_table = cv2.getPerspectiveTransform(square.astype(np.float32), corners_mm.astype(np.float32))
+    u = np.arange(size) + 0.5
+    grid = np.column_stack([np.tile(u, size), np.repeat(u, size)]).reshape(-1, 1, 2)
+    table = cv2.perspectiveTransform(grid, to_table.astype(np.float64)).reshape(-1, 2)
+    pixels = calibration.table_to_image_px(table).astype(np.float32).reshape(size, size, 2)
+    return cv2.remap(image_bgr, pixels[..., 0], pixels[..., 1], cv2.INTER_LINEAR)
 
 
 def tile_picture(
@@ -256,25 +271,30 @@ def tile_picture(
 ) -> np.ndarray:
     """Return the tile in a photo as a square picture, top = the photo's top (or table north).
 
-    With a calibration the photo is first turned into a top-down view of the table, where the
-    tile must be a square of the calibration's `tile_mm`. `whole` takes the picture as the tile
-    itself (a scan or a crop).
+    With a calibration the photo is a camera frame: the tile must be a square of the
+    calibration's `tile_mm` on the table, and comes out north up. `whole` takes the picture
+    as the tile itself (a scan or a crop).
     """
     if whole:
-        return cv2.resize(
-            image_bgr, (2 * CANONICAL_PX, 2 * CANONICAL_PX), interpolation=cv2.INTER_AREA
-        )
-    view, side = image_bgr, None
-    if calibration is not None:
-        view, scale = table_view(image_bgr, calibration)
-        side = calibration.tile_mm * scale
-    corners = find_tile(view, side)
+        side = 2 * CANONICAL_PX
+        return cv2.resize(image_bgr, (side, side), interpolation=cv2.INTER_AREA)
+    if calibration is None:
+        corners = find_tile(image_bgr)
+    else:
+        corners = find_tile(image_bgr, lambda quad: on_table(calibration, quad) is not None)
     if corners is None:
+        size = f" of {calibration.tile_mm:g} mm" if calibration is not None else ""
         raise TilePhotoError(
-            "no tile found in the picture: photograph it flat, whole and unobstructed on a "
-            "plain surface of a different colour, or crop the picture to the tile and pass --whole"
+            f"no tile{size} found in the picture: photograph it flat, whole and unobstructed "
+            "on a plain surface of a different colour, or crop the picture to the tile and "
+            "pass --whole"
         )
-    return cut_square(view, corners)
+    if calibration is None:
+        return cut_square(image_bgr, corners)
+    corners_mm = on_table(calibration, corners)
+    if corners_mm is None:  # refining the corners moved them off the square
+        raise TilePhotoError("the tile's outline is unclear: take the photo again, sharper")
+    return cut_from_table(image_bgr, calibration, corners_mm)
 
 
 def to_own_frame(square_bgr: np.ndarray, stairs: str) -> np.ndarray:

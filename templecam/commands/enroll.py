@@ -352,17 +352,22 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _reset(args: argparse.Namespace) -> int:
-    from calibration.enrollment import BACK, EnrollmentError
+    from calibration.enrollment import BACK, EnrollmentError, TileLibrary, discard
 
-    library = _load(args)
-    for tile_id in args.tiles:
-        if tile_id != BACK:
-            _known(library, tile_id)
+    if args.tiles:
+        packaged = TileLibrary.default()
+        try:
+            current = TileLibrary.load(_folder(args))
+        except EnrollmentError:
+            current = packaged  # a broken file: any id it might hold may be dropped
+        for tile_id in args.tiles:
+            if tile_id != BACK and tile_id not in current and tile_id not in packaged:
+                _known(current, tile_id)
     try:
-        library.reset(args.tiles or None)
-    except EnrollmentError as error:
+        discard(_folder(args), args.tiles or None)
+    except (EnrollmentError, OSError) as error:
         raise UserError(str(error)) from None
-    _save(args, library)
+    _load(args)  # what is left must load
     what = ", ".join(args.tiles) if args.tiles else "every tile"
     print(f"reset {what} to the packaged definition and art")
     return 0

@@ -61,12 +61,12 @@ def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
-def hand_over(image: np.ndarray, share: float, seed: int = 0) -> np.ndarray:
-    """Cover about `share` of the picture with a skin-coloured blob (a hand or a sleeve)."""
+def hand_over(image: np.ndarray, area_px: float, seed: int = 0) -> np.ndarray:
+    """Cover `area_px` square pixels near the middle with a skin-coloured blob (a hand)."""
     h, w = image.shape[:2]
     rng = np.random.default_rng(seed)
     out = image.copy()
-    radius = np.sqrt(share * h * w / np.pi)
+    radius = np.sqrt(area_px / np.pi)
     centre = (int(rng.uniform(0.3, 0.7) * w), int(rng.uniform(0.3, 0.7) * h))
     mask = np.zeros((h, w), np.uint8)
     cv2.ellipse(
