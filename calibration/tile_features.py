@@ -76,5 +76,5 @@ CHANNEL_WEIGHTS = np.array([0.6, 0.2, 0.2], np.float32)
 
 def likeness(thumbs: np.ndarray, other: np.ndarray) -> np.ndarray:
     """Return the correlation (-1..1) of each thumbnail in `thumbs` (K, T, T, 3) with `other`."""
-    per_channel = (thumbs * other[None]).sum(axis=(1, 2))
-    return per_channel @ CHANNEL_WEIGHTS
+    weighted = (other * CHANNEL_WEIGHTS).reshape(-1)
+    return thumbs.reshape(len(thumbs), -1) @ weighted

@@ -124,7 +124,11 @@ def identify(
     The picture is a top-down view of one temple cell, north up, centred on the cell (8-bit
     BGR). `tile_px` is the tile's edge in its pixels (default: 77 % of the picture's side).
     """
+    if cell_image_bgr.ndim == 2:
+        cell_image_bgr = cv2.cvtColor(cell_image_bgr, cv2.COLOR_GRAY2BGR)
     side = min(cell_image_bgr.shape[:2])
+    if side < 32:
+        return None
     expected = float(tile_px) if tile_px else DEFAULT_TILE_SHARE * side
     # One shrunk copy serves the thumbnail pass and every likeness check.
     shrink = min(1.0, THUMB_PX / expected)
