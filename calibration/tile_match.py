@@ -56,6 +56,10 @@ class TileMatch:
     """0..1: enough agreeing features, a picture that looks alike, and no close runner-up."""
 
 
+SURE = 0.4
+"""Confidence from which no match was wrong in our measurements, unenrolled tiles included."""
+
+
 @dataclass(frozen=True)
 class MatchSettings:
     """Thresholds of `identify` (the defaults were measured on rendered table frames)."""
@@ -77,15 +81,13 @@ class MatchSettings:
     reprojection_px: float = 4.0
     """RANSAC tolerance, in cell-picture pixels."""
     min_similarity: float = 0.3
-    min_confidence: float = 0.25
-    """Below this the answer is None. Between it and `SURE` the answer is a best guess: a
-    look-alike tile that was never enrolled can score up to `SURE` (measured)."""
+    min_confidence: float = SURE
+    """Below this the answer is None (a wrong tile costs more than an unknown one). Lower it
+    for a best guess: enrolled tiles half hidden or blurred can score 0.25-0.4, but so can a
+    look-alike tile that was never enrolled."""
 
 
 DEFAULT_SETTINGS = MatchSettings()
-
-SURE = 0.4
-"""Confidence from which a match was never wrong in our measurements, unenrolled tiles included."""
 
 
 @dataclass(frozen=True)
