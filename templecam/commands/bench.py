@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="measure speed (medians) on this machine",
-        description="Run a benchmark and print its medians. Targets: rules, vision, events.",
+        description="Run a benchmark and print its medians. Targets: rules, vision, events, tiles.",
     )
     targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
     rules = targets.add_parser(
@@ -35,6 +35,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rules.set_defaults(run=run_rules)
     register_vision(targets)
     register_events(targets)
+    tiles = targets.add_parser(
+        "tiles",
+        help="time the recognition of enrolled tiles in temple cells",
+        description=(
+            "Lays every enrolled tile (the default art unless you enrolled your own) in a cell "
+            "picture at a random quarter turn, identifies it, and reports the median time and how "
+            "many were right."
+        ),
+    )
+    tiles.add_argument("--repeats", type=int, default=3, help="rounds over all tiles (3)")
+    tiles.add_argument("--json", action="store_true", help="print the figures as JSON")
+    tiles.set_defaults(run=run_tiles)
+
+
+def run_tiles(args: argparse.Namespace) -> int:
+    """Time tile identification and print its figures."""
+    from calibration.enrollment import EnrollmentError, TileLibrary, tiles_dir
+    from calibration.tile_bench import bench_identify
+
+    if args.repeats < 1:
+        raise UserError("--repeats must be at least 1")
+    folder = tiles_dir()
+    try:
+        library = TileLibrary.load(folder) if folder.is_dir() else TileLibrary.default()
+    except EnrollmentError as error:
+        raise UserError(str(error)) from None
+    figures = bench_identify(library, repeats=args.repeats)
+    print(json.dumps(figures) if args.json else "\n".join(f"{k}: {v}" for k, v in figures.items()))
+    return 0
 
 
 def run_rules(args: argparse.Namespace) -> int:
