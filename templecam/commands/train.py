@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MODEL.yaml",
         help="architecture (default: models/yolo-templecam.yaml; --faces: yolo-faces-cls.yaml)",
     )
-    parser.add_argument("--epochs", type=_positive, help="default: 50; --faces: 10")
+    parser.add_argument("--epochs", type=_positive, help="default: 50; --faces: 5")
     parser.add_argument(
         "--hours",
         type=float,
@@ -252,7 +252,7 @@ def faces_config_from_args(args: argparse.Namespace) -> FacesConfig:
         holdout=holdout,
         base=Path(args.base).expanduser() if args.base else None,
         model_yaml=model,
-        epochs=10 if args.epochs is None else args.epochs,
+        epochs=5 if args.epochs is None else args.epochs,
         hours=args.hours,
         batch=64 if args.batch is None else args.batch,
         workers=args.workers,

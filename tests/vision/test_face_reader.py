@@ -115,12 +115,14 @@ def reader():
     return FaceReader(SHIPPED, threads=2)
 
 
-def _dice(scene, readable=True):
+def _dice(scene, readable=True, at_rest=False):
     """The scene's labelled dice: readable ones (label a face) or unreadable ones."""
     return [
         d
         for d in scene["dice"]
-        if d["box"] is not None and (d["label"] in FACES if readable else d["label"] == NAMES[6])
+        if d["box"] is not None
+        and (d["label"] in FACES if readable else d["label"] == NAMES[6])
+        and (d["state"] == "rest" or not at_rest)
     ]
 
 
@@ -139,9 +141,15 @@ def test_the_shipped_reader_reads_the_faces_of_a_rendered_frame(frame, reader):
     dice = _dice(frame.scene)
     assert {d["label"] for d in dice} == set(FACES)
     labels, conf = reader.read(frame.image, np.array([d["box"] for d in dice], float))
-    wrong = [(d["label"], said) for d, said in zip(dice, labels, strict=True) if said != d["label"]]
-    assert not wrong, f"misread dice (truth, read): {wrong}"
     assert conf.shape == (len(dice),) and ((conf > 0) & (conf <= 1)).all()
+    # Every die at rest is read right; a tilted one is read right or with less than even odds.
+    wrong = [
+        (d["label"], d["state"], said, round(float(c), 2))
+        for d, said, c in zip(dice, labels, conf, strict=True)
+        if said != d["label"] and (d["state"] == "rest" or c >= 0.5)
+    ]
+    assert not wrong, f"misread dice (truth, state, read, share): {wrong}"
+    assert sum(d["state"] == "rest" for d in dice) >= 12
     # Gems and figures are no dice.
     others = _others(frame.scene)
     labels, _ = reader.read(frame.image, others)
@@ -162,7 +170,7 @@ def test_reading_is_batched_and_the_same_box_by_box(frame, reader):
 @needs_shipped
 def test_a_die_at_the_frame_edge_is_read(frame, reader):
     # Shift the frame so that a die lies half a crop margin past the left edge.
-    die = _dice(frame.scene)[0]
+    die = _dice(frame.scene, at_rest=True)[0]
     x1, y1, x2, y2 = die["box"]
     shift = int(x1) - 2
     image = np.ascontiguousarray(frame.image[:, shift:])
@@ -175,7 +183,7 @@ def test_a_die_at_the_frame_edge_is_read(frame, reader):
 
 @needs_shipped
 def test_dice_are_merged_renamed_and_false_ones_dropped(frame, reader):
-    dice = _dice(frame.scene)
+    dice = _dice(frame.scene, at_rest=True)
     truth = [NAMES.index(d["label"]) for d in dice]
     wrong = [(t + 1) % 5 for t in truth]  # every die named with another face
     boxes = np.array([d["box"] for d in dice], float)
@@ -206,7 +214,7 @@ def test_dice_are_merged_renamed_and_false_ones_dropped(frame, reader):
 
 @needs_shipped
 def test_dice_the_detector_is_unsure_of_are_kept_when_the_reader_is_sure(frame, reader):
-    dice = _dice(frame.scene)
+    dice = _dice(frame.scene, at_rest=True)
     boxes = np.array([d["box"] for d in dice], float)
     wrong = [(NAMES.index(d["label"]) + 1) % 5 for d in dice]
 
