@@ -47,6 +47,7 @@ BASELINE = Path(__file__).with_name("templecam-baseline.onnx")
 ONNX_OPSET = 17
 MANIFEST = "faces-crops.json"
 CROPS_FORMAT = "templecam-face-crops/1"
+"""Crop folders of this format and the same plan are reused: change it with the crop code."""
 METRICS_FORMAT = "templecam-faces-metrics/1"
 RUN_NAME = "run"
 HARD_CONF = 0.1
@@ -142,12 +143,11 @@ def jitter_box(
 
 
 def degrade_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Return a crop as a worse camera would show it: the renderer's --hard exposure, colour cast,
-    noise and JPEG ranges, and a milder defocus (strong blur is what marks a tumbling die)."""
+    """Return a crop as a worse camera would show it (the renderer's --hard effect ranges)."""
     gains = rng.uniform(0.65, 1.3) * rng.uniform(0.9, 1.1, 3)
     out = crop.astype(np.float32) * gains.astype(np.float32)
-    if rng.random() < 0.5:  # milder than --hard's 2.2 px: blur is what tumbling dice show
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.4))
+    if rng.random() < 0.6:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 2.2))
     out += rng.standard_normal(out.shape[:2], dtype=np.float32)[..., None] * (
         rng.uniform(0.004, 0.03) * 255
     )
