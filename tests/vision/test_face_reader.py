@@ -3,6 +3,10 @@ detector's re-reading of its dice (merge, rename, drop), all on real ONNX Runtim
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -76,6 +80,15 @@ def test_crops_are_resized_to_the_input_size():
     assert small[32, 32].tolist() == [255, 255, 255] and small[2, 2].tolist() == [0, 0, 0]
     big = crop_square(image, (-25, -25, 75, 75), 40)
     assert big.shape == (40, 40, 3) and big[0, 0].tolist() == [PAD_VALUE] * 3
+
+
+def test_the_reader_never_imports_torch():
+    code = (
+        "import sys, vision.face_reader, vision.detector\n"
+        "bad = [m for m in ('torch', 'ultralytics') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])
 
 
 def test_a_file_that_is_no_classifier_is_refused(tmp_path):
