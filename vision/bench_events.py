@@ -100,6 +100,8 @@ class Score:
     latencies: list[float] = field(default_factory=list)
     missed: list[dict[str, Any]] = field(default_factory=list)
     extra: list[dict[str, Any]] = field(default_factory=list)
+    rejected: int = 0
+    """Events the engine rejected (shown as warnings; they change nothing)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the figures: recovered share, spurious per minute, latency p50/p95 in ms."""
@@ -110,6 +112,7 @@ class Score:
             "recovered_share": round(self.recovered / max(1, self.true_events), 4),
             "spurious": self.spurious,
             "spurious_per_minute": round(self.spurious / max(self.minutes, 1e-9), 2),
+            "rejected_by_engine": self.rejected,
             "latency_ms_p50": round(float(np.percentile(lat, 50)), 1) if len(lat) else None,
             "latency_ms_p95": round(float(np.percentile(lat, 95)), 1) if len(lat) else None,
             "missed_by_type": dict(Counter(e["type"] for e in self.missed)),
@@ -123,7 +126,7 @@ def score(
     minutes: float,
     end_t: float | None = None,
 ) -> Score:
-    """Match seen events (video time, event) to true ones by key, in time order.
+    """Match the events the engine accepted (video time, event) to true ones by key, in order.
 
     True events after `end_t - END_GRACE` (the video's last moments) are not counted.
     """
@@ -182,6 +185,7 @@ def run_truth_observations(game_video: GameVideo, frames_jsonl: Path) -> Score:
     game = Game.from_setup_line(game_video.setup)
     stabiliser, maker = Stabiliser(), EventMaker(lambda: game)
     seen: list[tuple[float, dict[str, Any]]] = []
+    rejected = 0
     last_t = 0.0
     with frames_jsonl.open(encoding="utf-8") as lines:
         for line in lines:
@@ -190,9 +194,13 @@ def run_truth_observations(game_video: GameVideo, frames_jsonl: Path) -> Score:
             observation = observation_from_truth(json.loads(line))
             last_t = observation.t
             for event in maker.events_for(stabiliser.update(observation)):
-                seen.append((observation.t, event))
-                game.apply(event)
-    return score(game_video.events, seen, max(last_t, 1e-3) / 60.0, end_t=last_t)
+                if game.apply(event).ok:
+                    seen.append((observation.t, event))
+                else:
+                    rejected += 1
+    result = score(game_video.events, seen, max(last_t, 1e-3) / 60.0, end_t=last_t)
+    result.rejected = rejected
+    return result
 
 
 def _rss_mb() -> float:
@@ -230,7 +238,6 @@ class RunResult:
             "memory_mb_last": round(memory[-1], 1),
             "memory_mb_max": round(max(memory), 1),
             "engine_accepted": self.accepted,
-            "engine_rejected": len(self.rejected),
         }
 
 
@@ -264,9 +271,10 @@ def run_game_video(
 
     def deliver(event: dict[str, Any]) -> None:
         now = time.monotonic() - start["t0"] if realtime else start["video_t"]
-        seen.append((now, event))
         verdict = game.apply(event)
-        if not verdict.ok:
+        if verdict.ok:
+            seen.append((now, event))
+        else:
             rejected.append((event, verdict.reason or ""))
 
     def stream(result: Any, image: np.ndarray) -> None:
@@ -299,15 +307,16 @@ def run_game_video(
                     progress(min(1.0, done / duration))
         state = grabber.state()
     ms = timings or [0.0]
-    minutes = (duration or 60.0) / 60.0
+    result = score(game_video.events, seen, (duration or 60.0) / 60.0, end_t=duration)
+    result.rejected = len(rejected)
     return RunResult(
-        score=score(game_video.events, seen, minutes, end_t=duration),
+        score=result,
         frames_grabbed=state.frames,
         frames_processed=loop.stats.frames,
         frames_dropped=state.dropped,
         ms_median=float(np.median(ms)),
         memory_mb=memory,
-        accepted=len(seen) - len(rejected),
+        accepted=len(seen),
         rejected=rejected,
     )
 

@@ -18,7 +18,9 @@ class EventMaker:
     """Turns settled values into events; each distinct change is proposed once.
 
     `game` returns the engine's current game (read only): events are worked out against what
-    the engine already knows, so a rejected event is not proposed again until the table changes.
+    the engine already knows. A piece on the table is a fact: when the engine rejects its event
+    (say a misread roll left a player one adventurer short), the event waits and is proposed
+    again as soon as the engine would accept it, so the temple never stays behind the table.
     """
 
     game: Callable[[], Game | None]
@@ -26,13 +28,16 @@ class EventMaker:
     last_faces: dict[str, tuple[str, ...]] = field(default_factory=dict)
     waiting: dict[str, str] = field(default_factory=dict)
     """Why a settled change gives no event yet, by player or cell (shown on the dashboard)."""
+    pending: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
+    """Piece events proposed but not yet part of the engine's game, by what they are about."""
+    _checked_at: int = -1
 
     def events_for(self, changes: Sequence[Settled]) -> list[dict[str, Any]]:
         """Return the events that the settled changes stand for, in the order to apply them."""
         game = self.game()
         if game is None or game.outcome != "running":
             return []
-        events: list[dict[str, Any]] = []
+        events = self._retry(game)  # proposals of earlier frames, now applied or rejected
         for change in sorted(changes, key=lambda c: (_ORDER[str(c.key[0])], c.since)):
             kind = change.key[0]
             if kind == "dice":
@@ -49,7 +54,33 @@ class EventMaker:
         if key in self.proposed:
             return []
         self.proposed.add(key)
+        subject = (event["type"], event.get("player"), tuple(event.get("cell", ())))
+        if event["type"] == "enter":  # the figure's newest place is the one that counts
+            self.pending = {k: v for k, v in self.pending.items() if k[:2] != subject[:2]}
+        self.pending[subject] = event
         return [event]
+
+    def _retry(self, game: Game) -> list[dict[str, Any]]:
+        """Propose again the piece events the engine now takes (checked when the game moved)."""
+        if len(game.accepted) == self._checked_at:
+            return []
+        self._checked_at = len(game.accepted)
+        again: list[dict[str, Any]] = []
+        for subject, event in list(self.pending.items()):
+            if _resolved(game, event):
+                del self.pending[subject]
+                continue
+            retry = dict(event)
+            if event["type"] == "discover":
+                chosen = _first_accepted(game, retry, "player", self._neighbours(game, subject[2]))
+                if chosen is None:
+                    continue
+                retry["player"] = chosen
+            elif not game.copy().apply(retry).ok:
+                continue
+            del self.pending[subject]
+            again.append(retry)
+        return again
 
     # ----- dice ----------------------------------------------------------------------------
 
@@ -136,6 +167,10 @@ class EventMaker:
 
     def _figure(self, game: Game, change: Settled) -> list[dict[str, Any]]:
         player_id = str(change.key[1])
+        # wherever the figure now stands, an older move still waiting is out of date
+        self.pending = {
+            k: v for k, v in self.pending.items() if k[:2] not in {("enter", player_id)}
+        }
         player = game.players.get(player_id)
         if player is None or player.escaped:
             return []
@@ -163,6 +198,22 @@ class EventMaker:
         players = [p.player_id for p in game.players_in(cell) if p.inside]
         event = {"type": "activate", "cell": list(cell), "gems": gems, "players": players}
         return self._once(("activate", cell, gems), _stamped(event, change))
+
+
+def _resolved(game: Game, event: dict[str, Any]) -> bool:
+    """Tell whether the engine's game already shows what the piece event says."""
+    kind = event["type"]
+    if kind == "discover":
+        return game.temple.at(tuple(event["cell"])) is not None
+    player = game.players.get(str(event.get("player")))
+    if kind == "enter":
+        return player is None or player.escaped or player.cell == tuple(event["cell"])
+    if kind == "escape":
+        return player is None or player.escaped
+    if kind == "activate":
+        placed = game.temple.at(tuple(event["cell"]))
+        return placed is None or placed.gems > 0
+    return True
 
 
 def _first_accepted(

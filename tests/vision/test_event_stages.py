@@ -183,3 +183,23 @@ def test_observations_round_trip_through_json() -> None:
     )
     assert Observation.from_json(obs.to_json()) == obs
     assert obs.faces("red") is None
+
+
+def test_a_tile_rejected_for_a_misread_roll_joins_the_temple_once_the_engine_takes_it() -> None:
+    table = Table()
+    table.roll("red", ("adventurer", "key", "key", "torch", "torch"))  # misread: one adventurer
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    table.show(6)
+    discovers = [
+        ok for e, ok in zip(table.events, table.verdicts, strict=True) if e["type"] == "discover"
+    ]
+    assert discovers == [False]
+    table.roll("red", ("adventurer", "adventurer", "key", "torch", "torch"))
+    table.show(2)
+    discovers = [
+        ok for e, ok in zip(table.events, table.verdicts, strict=True) if e["type"] == "discover"
+    ]
+    assert discovers == [False, True]
+    assert table.game.temple.at((0, 1)) is not None
+    table.show(10)  # nothing more is proposed once the engine agrees with the table
+    assert [e["type"] for e in table.events].count("discover") == 2
