@@ -135,14 +135,13 @@ class VisionService:
             self._problem(f"{error}. The video is shown; events need a calibration")
 
     def _load_model(self) -> None:
-        from vision.detector import Detector, ModelError
-        from vision.models import default_model
+        from vision.detector import ModelError
+        from vision.models import live_detector
 
         try:
-            path, note = default_model(self.settings.model)
+            self._detector, note = live_detector(self.settings.model)
             if note:
                 self.problems.append(note)
-            self._detector = Detector(path)
         except ModelError as error:
             self._problem(f"detector: {error}. The video is shown; enter events by hand")
 

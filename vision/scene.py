@@ -28,7 +28,7 @@ CELL_MARGIN = 0.15
 class SceneSettings:
     """Thresholds of the scene stage."""
 
-    die_conf: float = 0.35
+    die_conf: float = 0.15
     piece_conf: float = 0.35
     """Lowest confidence for tiles, gems and figures."""
     hand_conf: float = 0.3

@@ -61,12 +61,12 @@ def run_events(args: argparse.Namespace) -> int:
         run_game_video,
         run_truth_observations,
     )
-    from vision.detector import Detector, ModelError
-    from vision.models import default_model
+    from vision.detector import ModelError
+    from vision.models import live_detector
 
     try:
-        path, note = default_model(args.model)
-        detector = Detector(path)
+        detector, note = live_detector(args.model)
+        path = detector.model_path
     except ModelError as error:
         raise UserError(str(error)) from None
     if note and not args.json:

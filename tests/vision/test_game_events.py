@@ -9,8 +9,7 @@ import pytest
 from models.synth.game_video import GamePlan, render_game
 from models.synth.settings import SynthSettings
 from vision.bench_events import GameVideo, event_key, run_game_video, run_truth_observations, score
-from vision.detector import Detector
-from vision.models import default_model
+from vision.models import live_detector
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +49,8 @@ def test_the_score_matches_by_player_cell_and_values() -> None:
 
 def test_the_whole_pipeline_plays_a_game_video_in_real_time(game_folder: Path) -> None:
     video = GameVideo.load(game_folder)
-    path, _ = default_model()
-    result = run_game_video(video, Detector(path))
+    detector, _ = live_detector()
+    result = run_game_video(video, detector)
     assert result.frames_grabbed == 60  # 12 s at 5 fps, played as a camera would
     assert 0 < result.frames_processed <= result.frames_grabbed
     assert result.frames_processed + result.frames_dropped <= result.frames_grabbed
