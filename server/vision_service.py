@@ -179,6 +179,7 @@ class VisionService:
 
     def _frame(self, frame: Any) -> None:
         self._restart_demo_on_loop(frame)
+        self._check_size(frame)
         self._check_drift(frame)
         loop = self._pipeline_for_game()
         if loop is None:
@@ -188,6 +189,21 @@ class VisionService:
                 self._publish(np.ascontiguousarray(frame.image[::2, ::2]))
             return
         loop.step(frame)
+
+    def _check_size(self, frame: Any) -> None:
+        """A calibration made for another camera (another frame size) is set aside, with a word."""
+        if self.calibration is None:
+            return
+        height, width = frame.image.shape[:2]
+        expected = tuple(self.calibration.image_size)
+        if (width, height) != expected:
+            self.calibration = None
+            self._loop = None
+            self._problem(
+                f"the calibration was made for {expected[0]}x{expected[1]} frames but the camera "
+                f"gives {width}x{height}: run `templecam calibrate` for this camera. The video is "
+                "shown; enter events by hand until then"
+            )
 
     def _check_drift(self, frame: Any) -> None:
         """Now and then, compare the view with the calibration's; say so once if it moved."""

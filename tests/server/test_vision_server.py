@@ -149,3 +149,24 @@ def test_a_bumped_camera_is_reported(
     server.post("/api/games", {"players": players[:2], "difficulty": "normal", "audio": "off"})
     vision = wait_for(lambda: (v := get_json(server.url + "/api/vision"))["camera_moved"] and v)
     assert "recalibrate" in vision["camera_moved"]
+
+
+def test_a_calibration_from_another_camera_is_set_aside_with_a_message(
+    serve_with: Callable[[list[str]], ServerProcess],
+    table_video: tuple[Path, Path, list[str]],
+    tmp_path: Path,
+) -> None:
+    video, calibration_path, players = table_video
+    from calibration.table import TableCalibration
+
+    other = TableCalibration.load(calibration_path).model_copy(update={"image_size": (1280, 720)})
+    other_path = tmp_path / "other-camera.json"
+    other.save(other_path)
+    server = serve_with(["--camera", str(video), "--calibration", str(other_path)]).server
+    server.post("/api/games", {"players": players[:2], "difficulty": "normal", "audio": "off"})
+    vision = wait_for(
+        lambda: (v := get_json(server.url + "/api/vision"))["calibrated"] is False and v
+    )
+    assert any("1280x720" in p and "templecam calibrate" in p for p in vision["problems"])
+    event = {"type": "dice", "player": players[0], "faces": ["key"] * 5}
+    assert server.post("/api/event", {"event": event})["verdict"]["ok"] is True
