@@ -443,39 +443,19 @@ def export_faces_onnx(weights: Path, out: Path, imgsz: int, crop_scale: float) -
 
     The metadata holds Ultralytics' `names`, `imgsz` and `task`, plus `crop_scale`.
     """
-    ultralytics_offline()
-    from ultralytics import YOLO
-
-    from models.train import add_onnx_metadata
+    from models.train import TrainError, export_onnx
 
     try:
-        import onnxslim  # noqa: F401
-
-        simplify = True
-    except ImportError:
-        simplify = False
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".export-", dir=out.parent) as tmp:
-        staged = Path(tmp) / "model.pt"
-        shutil.copyfile(weights, staged)
-        model = YOLO(str(staged))
-        if getattr(model, "task", "") != "classify":
-            raise FacesError(f"{weights} is a {model.task} model, not a classifier")
-        produced = model.export(
-            format="onnx",
-            imgsz=imgsz,
-            opset=ONNX_OPSET,
-            dynamic=False,
-            simplify=simplify,
-            batch=1,
-            device="cpu",
+        return export_onnx(
+            weights,
+            out,
+            imgsz,
+            {"crop_scale": str(crop_scale)},
+            task="classify",
+            finish=make_batch_dynamic,
         )
-        if not produced or not Path(produced).is_file():
-            raise FacesError(f"ONNX export of {weights} failed (see the messages above)")
-        make_batch_dynamic(Path(produced))
-        add_onnx_metadata(Path(produced), {"crop_scale": str(crop_scale)})
-        os.replace(produced, out)
-    return out
+    except TrainError as error:
+        raise FacesError(str(error)) from None
 
 
 def read_crops(folder: Path) -> tuple[list[np.ndarray], list[str]]:

@@ -183,11 +183,19 @@ def add_onnx_metadata(path: Path, metadata: dict[str, str]) -> None:
 
 
 def export_onnx(
-    weights: Path, out: Path, imgsz: int, metadata: dict[str, str] | None = None
+    weights: Path,
+    out: Path,
+    imgsz: int,
+    metadata: dict[str, str] | None = None,
+    *,
+    task: str = "detect",
+    finish: Callable[[Path], None] | None = None,
 ) -> Path:
     """Export a .pt to ONNX at `out` (static 1x3xIMGSZxIMGSZ input, no NMS), atomically.
 
     `metadata` is added to what Ultralytics writes (names, imgsz, stride): `train` adds `tile`.
+    `task` is the kind of model expected ("detect" or "classify"); `finish` may rework the
+    exported file before it is moved into place.
     """
     ultralytics_offline()
     from ultralytics import YOLO
@@ -203,20 +211,23 @@ def export_onnx(
         staged = Path(tmp) / "model.pt"
         shutil.copyfile(weights, staged)
         model = YOLO(str(staged))
-        if getattr(model, "task", "detect") != "detect":
-            raise TrainError(f"{weights} is a {model.task} model, not a detection model")
+        if getattr(model, "task", "detect") != task:
+            kind = "detection" if task == "detect" else "classification"
+            raise TrainError(f"{weights} is a {model.task} model, not a {kind} model")
         produced = model.export(
             format="onnx",
             imgsz=imgsz,
             opset=ONNX_OPSET,
             dynamic=False,
             simplify=simplify,
-            nms=False,
             batch=1,
             device="cpu",
+            **({"nms": False} if task == "detect" else {}),
         )
         if not produced or not Path(produced).is_file():
             raise TrainError(f"ONNX export of {weights} failed (see the messages above)")
+        if finish is not None:
+            finish(Path(produced))
         if metadata:
             add_onnx_metadata(Path(produced), metadata)
         os.replace(produced, out)
