@@ -275,6 +275,29 @@ class VisionService:
         grid = self._loop.pipeline.scene.grid
         self._publish(annotate(image, result, self.calibration, grid))
 
+    # ----- for the calibration and enrollment pages ------------------------------------------
+
+    def snapshot(self, timeout: float = 2.0) -> np.ndarray | None:
+        """Return a copy of the camera's newest raw frame (BGR), or None when there is none."""
+        if self._grabber is None:
+            return None
+        frame = self._grabber.latest(timeout=timeout)
+        return None if frame is None else frame.image.copy()
+
+    def use_calibration(self, calibration: TableCalibration) -> None:
+        """Watch the table with a new calibration from now on (the pipeline is rebuilt)."""
+        self.calibration = calibration
+        self._loop = None
+        self._game_id = None
+        self.moved = None
+        self.problems = [p for p in self.problems if "calibrat" not in p]
+
+    def use_tiles(self) -> None:
+        """Read the enrolled tiles again (after an enrollment); the pipeline is rebuilt."""
+        self._load_tiles()
+        self._loop = None
+        self._game_id = None
+
     # ----- the video for the dashboard --------------------------------------------------------
 
     @property
