@@ -27,6 +27,7 @@ from server.host_audio import HostPlayer, probe_host_audio
 from server.schemas import ClockIn, EventIn, NewGame
 from server.security import WriteGuard, allowed_hosts
 from server.session import AudioPlan, Session, SessionError
+from server.setup_api import table_router
 from server.soundtrack import cached_soundtrack, load_wav
 from server.store import GameStore, UnknownGame
 from server.video_api import video_router
@@ -147,6 +148,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     _add_pages(app, session)
     _add_api(app, session, soundtrack)
     app.include_router(video_router(session, vision))
+    app.include_router(table_router(session, vision, settings.data_dir))
     app.state.vision = vision
     return app
 
@@ -165,7 +167,7 @@ def _add_pages(app: FastAPI, session: Session) -> None:
     def home() -> RedirectResponse:
         return RedirectResponse("/game" if session.game is not None else "/setup")
 
-    for page in ("setup", "game", "games"):
+    for page in ("setup", "game", "games", "calibrate", "tiles"):
         app.add_api_route(f"/{page}", _page(f"{page}.html"), include_in_schema=False)
 
 
