@@ -76,6 +76,11 @@ document.getElementById("calibrate-form").addEventListener("submit", async (even
   const entries = [...rows.querySelectorAll(".seat-row")]
     .map((row) => [row.querySelector(".player").value.trim(), row.querySelector(".seat").value])
     .filter(([player]) => player);
+  if (!entries.length) {
+    errorBox.textContent = "Add at least one player (a colour such as red) and their seat.";
+    errorBox.hidden = false;
+    return;
+  }
   const body = {
     players: entries.map(([p]) => p),
     seats: entries.map(([, s]) => s),

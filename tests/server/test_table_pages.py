@@ -187,3 +187,30 @@ def test_the_pages_are_served(no_camera: LiveServer, page: str, heading: str) ->
     assert status == 200 and heading in html.decode()
     setup = _get(no_camera, "/setup")[1].decode()
     assert f'href="/{page}"' in setup
+
+
+@pytest.mark.browser
+def test_the_tiles_page_shows_the_cards_and_the_reason_an_enrollment_failed(
+    chromium: Any, no_camera: LiveServer
+) -> None:
+    context = chromium.new_context(base_url=no_camera.url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto("/tiles")
+        cards = page.locator(".tile-card")
+        cards.first.wait_for()
+        assert cards.count() == len(TileLibrary.default())
+        page.get_by_test_id("enroll").click()
+        message = page.get_by_test_id("enroll-error")
+        message.wait_for()
+        assert "camera" in message.inner_text()
+        page.goto("/calibrate")
+        page.locator(".seat-row").first.wait_for()
+        page.get_by_test_id("calibrate").click()
+        page.get_by_test_id("calibrate-error").wait_for()
+        assert "camera" in page.get_by_test_id("calibrate-error").inner_text()
+    finally:
+        context.close()
+    assert errors == []
