@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 from pydantic import ValidationError
 
+from calibration.geometry import largest_rect_inside
 from calibration.table import CalibrationError, PlayerZone, TableCalibration
 
 SIDES = ("S", "N", "E", "W")
@@ -43,26 +44,9 @@ def view_polygon_mm(calibration: TableCalibration, per_edge: int = 16) -> np.nda
 
 def view_rect_mm(calibration: TableCalibration) -> Rect:
     """Return a large axis-aligned table rectangle in mm that lies wholly in the camera's view."""
-    outline = view_polygon_mm(calibration).astype(np.float32)
     width, height = calibration.image_size
     centre = calibration.image_to_table(np.array([[width / 2, height / 2]]))[0]
-    half = (outline.max(axis=0) - outline.min(axis=0)) / 2
-    best, best_area = (centre, half * 0.0), -1.0
-    for stretch in np.linspace(0.6, 1.4, 9):
-        shape = half * np.array([stretch, 1 / stretch])
-        low, high = 0.0, 1.0
-        for _ in range(18):  # the largest scale whose corners all lie in the view
-            k = (low + high) / 2
-            corners = centre + shape * k * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
-            inside = all(
-                cv2.pointPolygonTest(outline, (float(x), float(y)), False) >= 0 for x, y in corners
-            )
-            low, high = (k, high) if inside else (low, k)
-        area = float(np.prod(shape * low))
-        if area > best_area:
-            best, best_area = (centre, shape * low), area
-    (cx, cy), (hx, hy) = best
-    return float(cx - hx), float(cy - hy), float(cx + hx), float(cy + hy)
+    return largest_rect_inside(view_polygon_mm(calibration), centre, steps=18)
 
 
 def default_seats(count: int) -> list[str]:

@@ -13,9 +13,7 @@ negatives. `train_faces` trains `models/yolo-faces-cls.yaml` on them, exports `b
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,6 +25,7 @@ import cv2
 import numpy as np
 
 from models.offline import OFFLINE_TRAIN_ARGS, ultralytics_offline
+from models.train import TrainError, export_onnx, keep_best
 from templecam.files import write_atomically
 from vision.detections import box_iou
 from vision.face_reader import (
@@ -443,8 +442,6 @@ def export_faces_onnx(weights: Path, out: Path, imgsz: int, crop_scale: float) -
 
     The metadata holds Ultralytics' `names`, `imgsz` and `task`, plus `crop_scale`.
     """
-    from models.train import TrainError, export_onnx
-
     try:
         return export_onnx(
             weights,
@@ -522,16 +519,10 @@ def train_faces(config: FacesConfig, log: Callable[[str], None] = print) -> dict
     started = time.monotonic()
     run_dir = _run_training(config, crops)
     seconds = time.monotonic() - started
-    best_run = run_dir / "weights" / "best.pt"
-    if not best_run.is_file():
-        best_run = run_dir / "weights" / "last.pt"
-    if not best_run.is_file():
-        raise FacesError(f"training wrote no weights to {run_dir / 'weights'}")
-    best_pt = config.out / "best.pt"
-    with tempfile.TemporaryDirectory(prefix=".best-", dir=config.out) as tmp:
-        staged = Path(tmp) / "best.pt"
-        shutil.copyfile(best_run, staged)
-        os.replace(staged, best_pt)
+    try:
+        best_pt = keep_best(run_dir, config.out)
+    except TrainError as error:
+        raise FacesError(str(error)) from None
     log(f"faces: exporting {config.out / 'best.onnx'}")
     onnx_path = export_faces_onnx(
         best_pt, config.out / "best.onnx", config.plan.imgsz, config.plan.crop_scale

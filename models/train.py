@@ -182,6 +182,21 @@ def add_onnx_metadata(path: Path, metadata: dict[str, str]) -> None:
     onnx.save(model, str(path))
 
 
+def keep_best(run_dir: Path, out: Path) -> Path:
+    """Copy a run's best weights (else its last) to `out/best.pt`, atomically; return that path."""
+    best_run = run_dir / "weights" / "best.pt"
+    if not best_run.is_file():
+        best_run = run_dir / "weights" / "last.pt"
+    if not best_run.is_file():
+        raise TrainError(f"training wrote no weights to {run_dir / 'weights'}")
+    best_pt = out / "best.pt"
+    with tempfile.TemporaryDirectory(prefix=".best-", dir=out) as tmp:
+        staged = Path(tmp) / "best.pt"
+        shutil.copyfile(best_run, staged)
+        os.replace(staged, best_pt)
+    return best_pt
+
+
 def export_onnx(
     weights: Path,
     out: Path,
@@ -355,16 +370,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, 
     finally:
         spent = seconds_before + time.monotonic() - started
         write_atomically(config.out / ".train-time.json", json.dumps({"seconds": spent}).encode())
-    best_run = run_dir / "weights" / "best.pt"
-    if not best_run.is_file():
-        best_run = run_dir / "weights" / "last.pt"
-    if not best_run.is_file():
-        raise TrainError(f"training wrote no weights to {run_dir / 'weights'}")
-    best_pt = config.out / "best.pt"
-    with tempfile.TemporaryDirectory(prefix=".best-", dir=config.out) as tmp:
-        staged = Path(tmp) / "best.pt"
-        shutil.copyfile(best_run, staged)
-        os.replace(staged, best_pt)
+    best_pt = keep_best(run_dir, config.out)
     log(f"train: validating {best_pt}")
     val = validate(best_pt, data, config.imgsz, config.batch, config.out / RUN_NAME)
     holdout = None

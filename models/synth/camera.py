@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
+from calibration.geometry import largest_rect_inside
 from models.synth.settings import SynthSettings
 
 _DOWN = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, -1.0]])
@@ -84,24 +84,7 @@ class Camera:
     def table_rect(self) -> tuple[float, float, float, float]:
         """Return a large axis-aligned table rectangle (x0, y0, x1, y1) in mm inside the view."""
         quad = self.view_quad().astype(np.float32)
-        centre = quad.mean(axis=0)
-        half = (quad.max(axis=0) - quad.min(axis=0)) / 2
-        best, best_area = (centre, half * 0.3), 0.0
-        for stretch in np.linspace(0.6, 1.4, 9):
-            shape = half * np.array([stretch, 1 / stretch])
-            low, high = 0.0, 1.0
-            for _ in range(16):  # the largest scale whose corners all lie in the view
-                k = (low + high) / 2
-                corners = centre + shape * k * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
-                inside = all(
-                    cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in corners
-                )
-                low, high = (k, high) if inside else (low, k)
-            area = float(np.prod(shape * low))
-            if area > best_area:
-                best, best_area = (centre, shape * low), area
-        (cx, cy), (hx, hy) = best
-        return float(cx - hx), float(cy - hy), float(cx + hx), float(cy + hy)
+        return largest_rect_inside(quad, quad.mean(axis=0), steps=16)
 
     def to_json(self) -> dict[str, Any]:
         """Return the camera as JSON: the homography plus the full model it comes from."""
