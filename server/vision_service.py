@@ -237,13 +237,12 @@ class VisionService:
         """The pipeline for the current game (rebuilt when a new game starts), or None."""
         game_id = self.session.game_id
         if game_id is None or self.calibration is None or self._detector is None:
-            self._loop = None if game_id is None else self._loop
             return None
         if self._loop is not None and game_id == self._game_id:
             return self._loop
         from vision.events import EventMaker
         from vision.motion import MotionGate
-        from vision.pipeline import Pipeline, VisionLoop
+        from vision.pipeline import FrameRunner, Pipeline
         from vision.scene import SceneReader
         from vision.stability import Stabiliser
 
@@ -256,7 +255,7 @@ class VisionService:
             Stabiliser(),
             EventMaker(lambda: self.session.game),
         )
-        self._loop = VisionLoop(self._grabber, pipeline, self._record, self._show)
+        self._loop = FrameRunner(pipeline, self._record, self._show)
         self._game_id = game_id
         return self._loop
 

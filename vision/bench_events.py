@@ -21,7 +21,7 @@ from vision.detector import Detector
 from vision.events import EventMaker
 from vision.motion import MotionGate
 from vision.observation import Observation, SeenDie, SeenTile
-from vision.pipeline import Pipeline, VisionLoop
+from vision.pipeline import FrameRunner, Pipeline
 from vision.scene import SceneReader
 from vision.source_grabber import Grabber
 from vision.sources import open_source
@@ -284,7 +284,7 @@ def run_game_video(
     source = open_source(str(game_video.video))
     duration = _duration(game_video.video)
     with Grabber(source, realtime=realtime) as grabber:
-        loop = VisionLoop(grabber, pipeline, deliver, stream)
+        loop = FrameRunner(pipeline, deliver, stream)
         last_seq: int | None = None
         last_memory = 0.0
         while True:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -19,8 +17,6 @@ from vision.observation import Observation
 from vision.scene import SceneReader
 from vision.stability import Settled, Stabiliser
 
-log = logging.getLogger(__name__)
-
 
 class FrameLike(Protocol):
     """A grabbed frame: the picture, its sequence number and when it was grabbed."""
@@ -28,12 +24,6 @@ class FrameLike(Protocol):
     image: np.ndarray
     seq: int
     t: float
-
-
-class FrameFeed(Protocol):
-    """Where frames come from (the grabber): the newest frame after `after_seq`, or None."""
-
-    def latest(self, after_seq: int | None = None, timeout: float | None = None) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -112,60 +102,26 @@ class LoopStats:
         }
 
 
-class VisionLoop:
-    """A thread that takes the newest frame, runs the pipeline and hands events on."""
+class FrameRunner:
+    """Runs each frame through the pipeline, hands its events on, and keeps the figures.
+
+    The caller owns the loop (the dashboard's vision service, the benchmark): it decides which
+    frame comes next and what else happens between frames.
+    """
 
     def __init__(
         self,
-        feed: FrameFeed,
         pipeline: Pipeline,
         on_event: Callable[[dict[str, Any]], Any],
         on_result: Callable[[FrameResult, np.ndarray], None] | None = None,
     ) -> None:
-        self.feed = feed
         self.pipeline = pipeline
         self.on_event = on_event
         self.on_result = on_result
         self.stats = LoopStats()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> VisionLoop:
-        """Start the loop thread."""
-        self._thread = threading.Thread(target=self._run, name="templecam-vision", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the loop and wait for it."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    @property
-    def running(self) -> bool:
-        """Tell whether the loop thread is alive."""
-        return self._thread is not None and self._thread.is_alive()
-
-    def _run(self) -> None:
-        last_seq: int | None = None
-        while not self._stop.is_set():
-            asked = time.monotonic()
-            frame = self.feed.latest(after_seq=last_seq, timeout=0.5)
-            if frame is None:
-                if time.monotonic() - asked < 0.05:  # the source has ended: do not spin
-                    self._stop.wait(0.5)
-                continue
-            last_seq = frame.seq
-            try:
-                self.step(frame)
-            except Exception as error:  # one bad frame must not stop the game being watched
-                self.stats.errors += 1
-                self.stats.last_error = f"{type(error).__name__}: {error}"
-                log.exception("vision: frame %s failed", frame.seq)
 
     def step(self, frame: FrameLike) -> FrameResult:
-        """Process one frame and deliver its events (the thread calls this for each frame)."""
+        """Process one frame and deliver its events."""
         result = self.pipeline.process(frame.image, frame.seq, frame.t)
         for event in result.events:
             self.on_event(event)
