@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import copy
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from rules.catalog import TileDef
@@ -27,7 +28,9 @@ from rules.vocabulary import (
 
 MAX_TURNS_OF_FATE = 2
 CLOCK_EVENTS = frozenset({"countdown_start", "countdown_end", "collapse"})
-"""Events the soundtrack's clock emits; `undo` never takes them back."""
+"""Events the soundtrack's clock emits; `undo` never takes them back, nor can they be corrected."""
+RECORD_EDITS = frozenset({"undo", "correct"})
+"""Events that change the record rather than the game; never kept in `Game.accepted`."""
 DIE_ICONS_TO_DISCOVER = Counter({ADVENTURER: 2})
 
 
@@ -77,6 +80,34 @@ class PlayerState:
         }
 
 
+@dataclass(frozen=True)
+class JudgedLine:
+    """One event line the game was given: as written, as corrected, and the verdict on it now."""
+
+    line: int
+    """Its line number in the game record (the setup is line 1)."""
+    event: Any
+    """The event as written on the line."""
+    answer: Verdict
+    """The engine's answer when the line was given."""
+    verdict: Verdict
+    """The verdict on the line as the record stands now (a correction re-judges later lines)."""
+    corrected_by: int | None = None
+    """The line of the last correction of this line; None when it was never corrected."""
+    replacement: Mapping[str, Any] | None = None
+    """The event as corrected; None when the line was struck out or never corrected."""
+
+    @property
+    def struck(self) -> bool:
+        """Tell whether a correction struck the line out (as if it never happened)."""
+        return self.corrected_by is not None and self.replacement is None
+
+    @property
+    def current(self) -> Any:
+        """The event as it stands now: the replacement when corrected, else the line as written."""
+        return self.event if self.replacement is None else self.replacement
+
+
 def describe_icons(icons: Mapping[str, int]) -> str:
     """Write a multiset of icons in words: `1 adventurer and 2 keys`."""
     parts = [plural(icons.get(face, 0), face) for face in FACES if face in icons]
@@ -99,6 +130,7 @@ class Game:
         "countdown_end",
         "collapse",
         "undo",
+        "correct",
     )
     """Every event type the engine knows; each is handled by the method `_<type>`."""
 
@@ -119,6 +151,10 @@ class Game:
         self.outcome = "running"
         self.accepted: list[Mapping[str, Any]] = []
         """The accepted events that make the current state, in order (undone ones removed)."""
+        self.lines: list[JudgedLine] = []
+        """Every event line given so far, accepted or rejected, in order."""
+        self._fixes: dict[int, tuple[int, Mapping[str, Any] | None]] = {}
+        self._line_now = 2
 
     @classmethod
     def from_setup_line(cls, line: Any) -> Game:
@@ -176,20 +212,37 @@ class Game:
             "temple": [placed.to_json() for placed in self.temple],
         }
 
+    @property
+    def next_line(self) -> int:
+        """The record line number the next event gets unless `apply` is told another."""
+        return self.lines[-1].line + 1 if self.lines else 2
+
     def copy(self) -> Game:
         """Return an independent copy (for what-if questions and undo)."""
-        return copy.deepcopy(self)
+        # Past lines and accepted events are never changed in place: the copy shares them.
+        memo = {id(self.lines): list(self.lines), id(self.accepted): list(self.accepted)}
+        return copy.deepcopy(self, memo)
 
     # ----- applying events -----------------------------------------------------------------
 
-    def apply(self, event: Any) -> Verdict:
-        """Apply one event; a rejected event changes nothing and says why."""
+    def apply(self, event: Any, line: int | None = None) -> Verdict:
+        """Apply one event given on record `line` (default: the next line); a rejected event
+        changes nothing and says why."""
+        number = self.next_line if line is None else line
+        if number < self.next_line:
+            raise ValueError(f"line {number} cannot follow line {self.next_line - 1}")
+        verdict = self._judge(event, number)
+        self.lines.append(JudgedLine(number, event, verdict, verdict))
+        return verdict
+
+    def _judge(self, event: Any, line: int) -> Verdict:
+        self._line_now = line
         try:
             handler = self._handler_for(event)
             handler(event)
         except Rejection as rejection:
             return Verdict(False, rejection.reason)
-        if event["type"] != "undo":
+        if event["type"] not in RECORD_EDITS:
             self.accepted.append(event)
         return Verdict(True)
 
@@ -207,7 +260,7 @@ class Game:
             not isinstance(clock, int | float) or isinstance(clock, bool) or clock < 0
         ):
             raise Rejection("'t' must be the game clock in seconds, a number from 0 up")
-        if self.outcome != "running" and not (kind == "undo" and self.outcome == "won"):
+        if self.outcome != "running" and not (kind in RECORD_EDITS and self.outcome == "won"):
             raise Rejection(f"the game is over: it was {self.outcome}")
         return getattr(self, f"_{kind}")
 
@@ -519,5 +572,102 @@ class Game:
         kept = self.accepted[:index] + self.accepted[index + 1 :]
         rebuilt = Game(self.setup)
         for earlier in kept:
-            rebuilt.apply(earlier)
+            rebuilt._judge(earlier, self._line_now)
+        self._take_state(rebuilt)
+
+    def _take_state(self, other: Game) -> None:
+        """Take over another game's state, keeping this game's record lines and corrections."""
+        lines, fixes, line_now = self.lines, self._fixes, self._line_now
+        self.__dict__.update(other.__dict__)
+        self.lines, self._fixes, self._line_now = lines, fixes, line_now
+
+    # ----- corrections ---------------------------------------------------------------------
+
+    def _correct(self, event: Mapping[str, Any]) -> None:
+        """Replace (or strike out) an earlier event line, then re-judge every line after it."""
+        number = self._whole(event, "line")
+        index = self._correctable(number)
+        if "event" not in event:
+            raise Rejection(
+                "the correct event needs an 'event' field: the event as it should have been, "
+                "or null to strike the line out"
+            )
+        replacement = self._replacement(number, event["event"])
+        if replacement is not None:
+            written = self.lines[index].event
+            if "t" not in replacement and isinstance(written, Mapping) and "t" in written:
+                replacement = {**replacement, "t": written["t"]}
+        rebuilt = self._replayed({**self._fixes, number: (self._line_now, replacement)})
+        verdict = rebuilt.lines[index].verdict
+        if replacement is not None and not verdict.ok:
+            raise Rejection(f"line {number} as corrected would be rejected: {verdict.reason}")
+        line_now = self._line_now
         self.__dict__.update(rebuilt.__dict__)
+        self._line_now = line_now
+
+    def _correctable(self, number: int) -> int:
+        """Return the index in `lines` of event line `number`, if a correction may change it."""
+        here = self._line_now
+        if number == 1:
+            raise Rejection("line 1 is the setup: start a new game to change it")
+        if number >= here:
+            raise Rejection(f"line {number} is not an earlier line: this correction is line {here}")
+        index = bisect_left(self.lines, number, key=lambda judged: judged.line)
+        if index == len(self.lines) or self.lines[index].line != number:
+            raise Rejection(
+                f"there is no event on line {number} (events are on lines 2 to {here - 1})"
+            )
+        written = self.lines[index].event
+        kind = written.get("type") if isinstance(written, Mapping) else None
+        if not isinstance(kind, str):
+            return index  # a malformed line: correcting it is the way to repair it
+        if kind in CLOCK_EVENTS:
+            raise Rejection(
+                f"line {number} is the clock's {kind}: the soundtrack's events cannot be corrected"
+            )
+        if kind == "undo":
+            raise Rejection(f"line {number} is an undo, which cannot be corrected")
+        if kind == "correct":
+            target = written.get("line")
+            raise Rejection(
+                f"line {number} is itself a correction: correct line {target} again instead"
+            )
+        return index
+
+    def _replacement(self, number: int, value: Any) -> dict[str, Any] | None:
+        """Check the event a correction puts on line `number` (None strikes the line out)."""
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise Rejection("'event' must be an event object, or null to strike the line out")
+        kind = value.get("type")
+        if not isinstance(kind, str) or kind not in self.EVENT_TYPES:
+            known = ", ".join(t for t in self.EVENT_TYPES if t not in CLOCK_EVENTS | RECORD_EDITS)
+            raise Rejection(f"unknown event type {kind!r} for line {number} (known: {known})")
+        if kind in CLOCK_EVENTS or kind in RECORD_EDITS:
+            raise Rejection(f"a correction cannot turn line {number} into a {kind} event")
+        return dict(value)
+
+    def _replayed(self, fixes: dict[int, tuple[int, Mapping[str, Any] | None]]) -> Game:
+        """Return the game rebuilt from the setup by replaying the record as `fixes` correct it."""
+        rebuilt = Game(self.setup)
+        rebuilt._fixes = fixes
+        for judged in self.lines:
+            written = judged.event
+            if isinstance(written, Mapping) and written.get("type") == "correct":
+                rebuilt.lines.append(judged)  # judged once: its effect is in `fixes`
+                continue
+            fix = fixes.get(judged.line)
+            if fix is None:
+                verdict = rebuilt._judge(written, judged.line)
+                rebuilt.lines.append(replace(judged, verdict=verdict))
+                continue
+            by, replacement = fix
+            if replacement is None:
+                verdict = Verdict(False, f"struck out by line {by}")
+            else:
+                verdict = rebuilt._judge(replacement, judged.line)
+            rebuilt.lines.append(
+                replace(judged, verdict=verdict, corrected_by=by, replacement=replacement)
+            )
+        return rebuilt

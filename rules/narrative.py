@@ -54,7 +54,16 @@ def describe_event(event: Any) -> str:
         return "the temple collapses"
     if kind == "undo":
         return "the last action is taken back"
+    if kind == "correct":
+        return _describe_correction(event)
     return f"unknown event {kind!r}"
+
+
+def _describe_correction(event: Mapping[str, Any]) -> str:
+    line = event.get("line", "?")
+    if "event" in event and event["event"] is None:
+        return f"line {line} struck out"
+    return f"correction of line {line}: {describe_event(event.get('event'))}"
 
 
 def describe_state(game: Game) -> list[str]:

@@ -58,5 +58,5 @@ def replay_lines(lines: Iterable[str]) -> Replay:
         game = Game.from_setup_line(first.value)
     except RecordError as error:
         raise RecordError(f"line {first.number} is not a valid setup: {error}") from None
-    verdicts = [game.apply(line.value) for line in events]
+    verdicts = [game.apply(line.value, line.number) for line in events]
     return Replay(game, events, verdicts)
