@@ -24,7 +24,7 @@ from rules.record import replay_lines
 from rules.timeline import Timeline, load_timeline
 from server.dashboard import dashboard_state
 from server.host_audio import HostPlayer, probe_host_audio
-from server.schemas import ClockIn, EventIn, NewGame
+from server.schemas import ClockIn, CorrectionIn, EventIn, NewGame
 from server.security import WriteGuard, allowed_hosts
 from server.session import AudioPlan, Session, SessionError
 from server.setup_api import table_router
@@ -221,6 +221,12 @@ def _add_api(app: FastAPI, session: Session, soundtrack: Soundtrack) -> None:
     def undo() -> dict[str, Any]:
         """Take back the last player event."""
         return _record(session, {"type": "undo"})
+
+    @app.post("/api/correct")
+    def correct(body: CorrectionIn) -> dict[str, Any]:
+        """Replace any earlier event line (or strike it out with a null event); the correction
+        is a line of the record, and every later line is judged again."""
+        return _record(session, {"type": "correct", "line": body.line, "event": body.event})
 
     @app.post("/api/clock")
     def clock(body: ClockIn) -> dict[str, Any]:

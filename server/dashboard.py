@@ -7,9 +7,10 @@ from dataclasses import asdict
 from typing import Any
 
 from rules.actions import open_actions, team_actions
-from rules.engine import Game
+from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game
+from rules.narrative import describe_event
 from rules.vocabulary import SIDES
-from server.session import Session
+from server.session import LogEntry, Session
 
 WARNINGS_SHOWN = 5
 LOG_SHOWN = 60
@@ -43,21 +44,39 @@ def dashboard_state(session: Session) -> dict[str, Any]:
         }
         if game is None:
             return view
-        log = [
-            {
-                "line": e.line,
-                "text": e.text,
-                "ok": e.ok,
-                "reason": e.reason,
-                "t": e.event.get("t") if isinstance(e.event, dict) else None,
-                "source": e.source,
-            }
-            for e in session.log[-LOG_SHOWN:]
-        ]
+        log = [_log_view(entry) for entry in session.log[-LOG_SHOWN:]]
         view["game"] = _game_view(game, phase.countdown)
         view["log"] = log
-        view["warnings"] = [entry for entry in log if not entry["ok"]][-WARNINGS_SHOWN:]
+        view["warnings"] = [
+            entry for entry in log if not entry["ok"] and entry["corrected_by"] is None
+        ][-WARNINGS_SHOWN:]
         return view
+
+
+def _log_view(entry: LogEntry) -> dict[str, Any]:
+    """One log line for the page; `event` is the event as it stands now (what Fix edits)."""
+    written = entry.event if isinstance(entry.event, dict) else None
+    kind = written.get("type") if written is not None else None
+    kind = kind if isinstance(kind, str) else None
+    corrected_text = None
+    if entry.corrected_by is not None:
+        corrected_text = (
+            "struck out" if entry.replacement is None else describe_event(entry.replacement)
+        )
+    return {
+        "line": entry.line,
+        "text": entry.text,
+        "ok": entry.ok,
+        "reason": entry.reason,
+        "t": written.get("t") if written is not None else None,
+        "source": entry.source,
+        "type": kind,
+        "event": entry.replacement if entry.replacement is not None else written,
+        "correctable": kind not in CLOCK_EVENTS and kind not in RECORD_EDITS,
+        "corrected_by": entry.corrected_by,
+        "struck": entry.struck,
+        "corrected_text": corrected_text,
+    }
 
 
 def _game_view(game: Game, countdown: int | None) -> dict[str, Any]:

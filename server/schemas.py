@@ -64,6 +64,17 @@ class EventIn(BaseModel):
         return event
 
 
+class CorrectionIn(BaseModel):
+    """A correction from the dashboard: the event line to fix and what it should have been."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    line: int = Field(description="the record line of the event to correct (events start at 2)")
+    event: dict[str, Any] | None = Field(
+        description="the event as it should have been, or null to strike the line out"
+    )
+
+
 class ClockIn(BaseModel):
     """A clock button: start, pause, resume or restart."""
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.engine import CLOCK_EVENTS, Game, Verdict
+from rules.engine import CLOCK_EVENTS, Game, JudgedLine, Verdict
 from rules.errors import RecordError
 from rules.narrative import describe_event
 from rules.record import parse_lines
@@ -31,14 +31,26 @@ class SessionError(Exception):
 
 @dataclass(frozen=True)
 class LogEntry:
-    """One event of the game as the dashboard's log shows it."""
+    """One event line of the game as the dashboard's log shows it (corrections applied)."""
 
     line: int
     event: dict[str, Any]
+    """The event as written on the line."""
     ok: bool
     reason: str | None
+    """Why the line is rejected as the record stands now (None when it is accepted)."""
     text: str
+    """The event as written, in words."""
     source: str
+    corrected_by: int | None = None
+    """The line of the last correction of this line, if any."""
+    replacement: dict[str, Any] | None = None
+    """The event as corrected (None when struck out or never corrected)."""
+
+    @property
+    def struck(self) -> bool:
+        """Tell whether a correction struck the line out."""
+        return self.corrected_by is not None and self.replacement is None
 
 
 @dataclass
@@ -77,7 +89,6 @@ class Session:
         self.setup_line: dict[str, Any] | None = None
         self.audio_mode = "off"
         self.clock = GameClock(timeline, silent_source())
-        self.log: list[LogEntry] = []
         self.notices: list[str] = list(audio.notices)
         self.version = 0
         self._lines = 0
@@ -98,7 +109,7 @@ class Session:
             self.game_id = self.store.create(setup_line, meta)
             self.game, self.setup_line, self.audio_mode = game, setup_line, mode
             self.clock = GameClock(self.timeline, self._source_for(mode))
-            self.log, self._lines = [], 1
+            self._lines = 1
             self._last_t = -self.timeline.intro_seconds
             self._changed()
             log.info("new game %s: %s, audio %s", self.game_id, setup_line["players"], mode)
@@ -125,11 +136,9 @@ class Session:
         with self.lock:
             self._stop_clock()
             self.game, self.game_id, self.setup_line = game, game_id, parsed[0].value
-            self.log, self._lines = [], parsed[-1].number
+            self._lines = parsed[-1].number
             for line in parsed[1:]:
-                event = line.value
-                verdict = game.apply(event)
-                self._remember(line.number, event, verdict, source=_source_of(event))
+                game.apply(line.value, line.number)
             self.created = float(meta.get("created", time.time()))
             self.audio_mode = self.audio.mode_for(str(meta.get("audio_mode", "auto")))
             self.clock = GameClock(self.timeline, self._source_for(self.audio_mode))
@@ -172,7 +181,6 @@ class Session:
 
     def _forget(self) -> None:
         self.game = self.game_id = self.setup_line = None
-        self.log = []
         self.clock = GameClock(self.timeline, self._silent_source())
         self._changed()
 
@@ -185,25 +193,26 @@ class Session:
             stamped = {**event, "t": round(max(0.0, self.clock.t), 2)}
             if source != "manual":
                 stamped["source"] = source
-            verdict = self._commit(game, stamped, source)
+            verdict = self._commit(game, stamped)
             self._save_meta()
             return verdict
 
-    def _commit(self, game: Game, event: dict[str, Any], source: str) -> Verdict:
-        """Judge an event, append it to the saved record and the log, stop a finished clock."""
-        verdict = game.apply(event)
+    def _commit(self, game: Game, event: dict[str, Any]) -> Verdict:
+        """Judge an event, append it to the saved record, stop a finished clock."""
         self._lines += 1
+        verdict = game.apply(event, self._lines)
         self.store.append(self.game_id or "", event)
-        self._remember(self._lines, event, verdict, source)
         if game.outcome != "running":
             self.clock.finish()
         self._changed()
         return verdict
 
-    def _remember(self, line: int, event: Any, verdict: Verdict, source: str) -> None:
-        text = describe_event(event)
-        entry = LogEntry(line, event, verdict.ok, verdict.reason, text, source)
-        self.log = [*self.log[-(LOG_LENGTH - 1) :], entry]
+    @property
+    def log(self) -> list[LogEntry]:
+        """The game's last event lines, as the record stands now (corrections applied)."""
+        if self.game is None:
+            return []
+        return [_log_entry(judged) for judged in self.game.lines[-LOG_LENGTH:]]
 
     def _require_game(self) -> Game:
         if self.game is None:
@@ -246,7 +255,7 @@ class Session:
             for event in self.timeline.events_between(self._last_t, now):
                 if self.game.outcome != "running":
                     break
-                self._commit(self.game, event, "clock")
+                self._commit(self.game, event)
             self._last_t = now
             if time.monotonic() - self._last_meta_save >= META_SAVE_INTERVAL_SECONDS:
                 self._save_meta()
@@ -285,6 +294,20 @@ class Session:
         with self.lock:
             self._save_meta()
             self._stop_clock()
+
+
+def _log_entry(judged: JudgedLine) -> LogEntry:
+    replacement = None if judged.replacement is None else dict(judged.replacement)
+    return LogEntry(
+        line=judged.line,
+        event=judged.event,
+        ok=judged.verdict.ok,
+        reason=judged.verdict.reason,
+        text=describe_event(judged.event),
+        source=_source_of(judged.event),
+        corrected_by=judged.corrected_by,
+        replacement=replacement,
+    )
 
 
 def _source_of(event: Any) -> str:
