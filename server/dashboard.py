@@ -54,7 +54,8 @@ def dashboard_state(session: Session) -> dict[str, Any]:
 
 
 def _log_view(entry: LogEntry) -> dict[str, Any]:
-    """One log line for the page; `event` is the event as it stands now (what Fix edits)."""
+    """One log line for the page: `event` is the event as it stands now (what Fix edits),
+    `written` the line as written once it was corrected."""
     written = entry.event if isinstance(entry.event, dict) else None
     kind = written.get("type") if written is not None else None
     kind = kind if isinstance(kind, str) else None
@@ -72,6 +73,7 @@ def _log_view(entry: LogEntry) -> dict[str, Any]:
         "source": entry.source,
         "type": kind,
         "event": entry.replacement if entry.replacement is not None else written,
+        "written": written if entry.corrected_by is not None else None,
         "correctable": kind not in CLOCK_EVENTS and kind not in RECORD_EDITS,
         "corrected_by": entry.corrected_by,
         "struck": entry.struck,

@@ -8,6 +8,8 @@
 //   countdown-alert                          the flashing banner during a countdown, with
 //     countdown-left, must-run-back           its time left and who must run back (or is inside)
 //   notices, warnings, log, toast, connection, audio-status, enable-sound, mute-here
+//   log-line-<line>, fix-<line>, corrected-<line>   a log entry, its Fix button, its "corrected"
+//     flag (the Fix dialog's own ids are listed in fix.js)
 //   outcome, outcome-close                   the WON / LOST overlay and its "show the board"
 //   temple, tile-<x>_<y>, spot-<x>_<y>       placed tiles, and empty cells that can be discovered
 //   team-actions, team-turn_of_fate
@@ -39,6 +41,7 @@ import {
   toast,
 } from "./common.js";
 import { BrowserAudio } from "./audio.js";
+import { openFix, wireFixDialog } from "./fix.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -92,7 +95,7 @@ function render(previous, state) {
   renderTeam(game);
   renderPlayers(state);
   renderWarnings(state.warnings || []);
-  renderLog(state.log || []);
+  renderLog(state.log || [], game);
   renderOutcome(state);
   tick();
 }
@@ -286,9 +289,10 @@ function atText(t) {
   return typeof t === "number" ? formatClock(t) : "–";
 }
 
-function renderLog(log) {
+function renderLog(log, game) {
   const list = $("log");
-  const key = log.length ? `${log.length}:${log[log.length - 1].line}` : "empty";
+  const fixable = game.state.outcome !== "lost";
+  const key = JSON.stringify([fixable, log.map((e) => [e.line, e.ok, e.corrected_by])]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   if (log.length === 0) {
@@ -300,21 +304,47 @@ function renderLog(log) {
     log
       .slice()
       .reverse()
-      .map((entry) =>
-        el(
-          "li",
-          { class: entry.ok ? "" : "rejected" },
-          el("span", { class: "at", text: atText(entry.t) }),
-          el(
-            "span",
-            { class: "text" },
-            entry.ok ? "" : "✗ ",
-            entry.text,
-            entry.source && entry.source !== "manual" ? el("span", { class: "source", text: entry.source }) : null,
-            entry.ok ? null : el("span", { class: "reason", text: entry.reason }),
-          ),
-        ),
-      ),
+      .map((entry) => logItem(entry, fixable)),
+  );
+}
+
+function logItem(entry, fixable) {
+  const corrected = entry.corrected_by !== null && entry.corrected_by !== undefined;
+  const classes = [corrected ? "corrected" : entry.ok ? "" : "rejected"];
+  const fix =
+    fixable && entry.correctable
+      ? el(
+          "button",
+          {
+            class: "btn fix-btn",
+            title: `correct line ${entry.line}, or remove it`,
+            "aria-label": `fix line ${entry.line}: ${entry.text}`,
+            dataset: { testid: `fix-${entry.line}` },
+            onclick: () => openFix(entry, current.game, sendCorrection),
+          },
+          "Fix",
+        )
+      : el("span");
+  return el(
+    "li",
+    { class: classes.join(" "), dataset: { testid: `log-line-${entry.line}`, line: String(entry.line) } },
+    el("span", { class: "at" }, atText(entry.t), el("small", { class: "line-no", text: `#${entry.line}` })),
+    el(
+      "span",
+      { class: "text" },
+      corrected ? el("s", { class: "was", text: entry.text }) : [entry.ok ? "" : "✗ ", entry.text],
+      entry.source && entry.source !== "manual" ? el("span", { class: "source", text: entry.source }) : null,
+      corrected
+        ? el("span", {
+            class: "corrected-flag",
+            dataset: { testid: `corrected-${entry.line}` },
+            text: `corrected by #${entry.corrected_by}`,
+          })
+        : null,
+      corrected ? el("span", { class: "now", text: entry.struck ? "removed" : `→ ${entry.corrected_text}` }) : null,
+      entry.ok || entry.struck ? null : el("span", { class: "reason", text: entry.reason }),
+    ),
+    fix,
   );
 }
 
@@ -811,6 +841,14 @@ function handleVerdict(result, what) {
   return verdict;
 }
 
+/** POST a correction of one log line (event null removes it); resolves to the verdict. */
+async function sendCorrection(line, event) {
+  const result = await api("/api/correct", { method: "POST", body: { line, event } });
+  const verdict = handleVerdict(result, `fix of line ${line}`);
+  if (verdict && verdict.ok) toast(event === null ? `Line ${line} removed.` : `Line ${line} corrected.`, "info", 3);
+  return verdict;
+}
+
 async function undo() {
   const result = await api("/api/undo", { method: "POST", body: {} });
   const verdict = handleVerdict(result, "undo");
@@ -926,6 +964,7 @@ function wireControls() {
   $("undo").addEventListener("click", undo);
   $("advanced-send").addEventListener("click", sendAdvanced);
   $("picker-cancel").addEventListener("click", () => $("tile-picker").close());
+  wireFixDialog();
   window.addEventListener("resize", () => current && current.game && renderTemple(current));
   // Browsers let a page start audio after a click: any first click enables the soundtrack.
   document.addEventListener("pointerdown", () => audio.userGesture(), { capture: true });
