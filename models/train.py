@@ -206,7 +206,11 @@ def export_onnx(
     task: str = "detect",
     finish: Callable[[Path], None] | None = None,
 ) -> Path:
-    """Export a .pt to ONNX at `out` (static 1x3xIMGSZxIMGSZ input, no NMS), atomically.
+    """Export a .pt to ONNX at `out` (no NMS), atomically.
+
+    A detector gets a dynamic input (batch, height, width: any multiple of 32), so that the
+    live pipeline can run a small changed region at its own size; IMGSZ is its nominal size.
+    A classifier keeps its static IMGSZ x IMGSZ input.
 
     `metadata` is added to what Ultralytics writes (names, imgsz, stride): `train` adds `tile`.
     `task` is the kind of model expected ("detect" or "classify"); `finish` may rework the
@@ -233,7 +237,7 @@ def export_onnx(
             format="onnx",
             imgsz=imgsz,
             opset=ONNX_OPSET,
-            dynamic=False,
+            dynamic=task == "detect",
             simplify=simplify,
             batch=1,
             device="cpu",

@@ -240,21 +240,13 @@ class VisionService:
             return None
         if self._loop is not None and game_id == self._game_id:
             return self._loop
-        from vision.events import EventMaker
-        from vision.motion import MotionGate
-        from vision.pipeline import FrameRunner, Pipeline
+        from vision.pipeline import FrameRunner, build_pipeline
         from vision.scene import SceneReader
-        from vision.stability import Stabiliser
 
         game = self.session.game
         players = list(game.players) if game is not None else []
         scene = SceneReader(self.calibration, players, tile_reader=self._tile_reader)
-        pipeline = Pipeline(
-            MotionGate(self._detector.detect),
-            scene,
-            Stabiliser(),
-            EventMaker(lambda: self.session.game),
-        )
+        pipeline = build_pipeline(self._detector, scene, lambda: self.session.game)
         self._loop = FrameRunner(pipeline, self._record, self._show)
         self._game_id = game_id
         return self._loop

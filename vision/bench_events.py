@@ -19,9 +19,8 @@ from rules.engine import Game
 from vision.annotate import annotate, to_jpeg
 from vision.detector import Detector
 from vision.events import EventMaker
-from vision.motion import MotionGate
 from vision.observation import Observation, SeenDie, SeenTile
-from vision.pipeline import FrameRunner, Pipeline
+from vision.pipeline import FrameRunner, build_pipeline
 from vision.scene import SceneReader
 from vision.source_grabber import Grabber
 from vision.sources import open_source
@@ -262,7 +261,7 @@ def run_game_video(
     scene = SceneReader(
         game_video.calibration, players, tile_reader=EnrolledTileReader(TileLibrary.default())
     )
-    pipeline = Pipeline(MotionGate(detector.detect), scene, Stabiliser(), EventMaker(lambda: game))
+    pipeline = build_pipeline(detector, scene, lambda: game)
     seen: list[tuple[float, dict[str, Any]]] = []
     rejected: list[tuple[dict[str, Any], str]] = []
     start: dict[str, float] = {}

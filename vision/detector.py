@@ -356,12 +356,20 @@ class Letterbox:
 
 
 def letterbox(
-    image: np.ndarray, size: tuple[int, int], offset: tuple[int, int] = (0, 0)
+    image: np.ndarray,
+    size: tuple[int, int],
+    offset: tuple[int, int] = (0, 0),
+    scale_up: bool = True,
 ) -> tuple[np.ndarray, Letterbox]:
-    """Resize `image` to fit (height, width) keeping its aspect, centred on grey padding."""
+    """Resize `image` to fit (height, width) keeping its aspect, centred on grey padding.
+
+    With `scale_up` False a smaller image keeps its size and is only padded.
+    """
     h, w = image.shape[:2]
     out_h, out_w = size
     ratio = min(out_h / h, out_w / w)
+    if not scale_up:
+        ratio = min(ratio, 1.0)
     new_w, new_h = max(1, round(w * ratio)), max(1, round(h * ratio))
     if (new_w, new_h) != (w, h):
         interpolation = cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
@@ -572,6 +580,8 @@ class Plan:
     tile_input: tuple[int, int]
     whole_input: tuple[int, int]
     overlap: tuple[float, float]
+    native: bool = False
+    """The whole pass runs the image at its own scale, padded (a crop within a training tile)."""
 
 
 @dataclass(frozen=True)
@@ -650,7 +660,11 @@ class Detector:
         elif tile == "auto":
             tile = self.imgsz if max(width, height) > AUTO_TILE_FACTOR * self.imgsz else 0
         if tile and width <= tile and height <= tile:
-            tile = 0
+            # A model trained on tiles knows objects at their tile scale: pad, never enlarge.
+            stride = self.info.stride
+            padded = (math.ceil(height / stride) * stride, math.ceil(width / stride) * stride)
+            native = padded if self.info.dynamic_size else self.info.imgsz
+            return Plan((), True, self._input_size(), native, (math.inf, math.inf), native=True)
         whole_input = (
             rect_size(width, height, self.imgsz, self.info.stride)
             if self.info.dynamic_size
@@ -675,7 +689,7 @@ class Detector:
             crop, box = letterbox(image[y0:y1, x0:x1], plan.tile_input, (x0, y0))
             inputs.append(_Input(crop, box, window))
         if plan.whole:
-            full, box = letterbox(image, plan.whole_input)
+            full, box = letterbox(image, plan.whole_input, scale_up=not plan.native)
             inputs.append(_Input(full, box, None))
         return inputs
 

@@ -134,7 +134,8 @@ class FaceReader:
         square = len(shape) == 4 and isinstance(shape[2], int) and shape[2] == shape[3]
         if not square:
             raise FaceModelError(
-                f"{self.model_path}: expected one square image input (batch, 3, S, S), got {shape}"
+                f"{self.model_path}: not a die-face classifier: expected one square image "
+                f"input (batch, 3, S, S), got {shape}"
             )
         self.input_name: str = inputs[0].name
         self.imgsz: int = int(shape[2])

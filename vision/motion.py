@@ -3,23 +3,33 @@
 Hands and tumbling dice move; nothing that moves can give an event. So a changed region is
 marked dirty and re-detected the first frame it stands still, and the boxes elsewhere are
 kept. What moves right now is reported, so that the scene stage knows which zones are busy.
+
+Windows fit the change (a model with a dynamic input runs a small window at its own size,
+for a fraction of a full tile's time). Each frame re-detects at most `budget_px` of window
+area, so that no frame takes long: a big change is worked off over a few frames, the player
+zones and the oldest changes first; what still waits is reported as `stale`, and the scene
+treats it as busy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from vision.detections import Detections
+from vision.detector import tile_grid
 
 DetectFn = Callable[[np.ndarray], Detections]
 """Runs the detector on a BGR image (a frame or a crop of one)."""
 
 Window = tuple[int, int, int, int]
 """(x0, y0, x1, y1) in frame px."""
+
+DUPLICATE_IOU = 0.5
+"""Boxes from two overlapping windows of one frame that overlap this much are one object."""
 
 
 @dataclass(frozen=True)
@@ -31,11 +41,18 @@ class MotionSettings:
     threshold: int = 18
     """Grey-level change (0-255, after a blur) that counts as motion."""
     window: int = 640
-    """Re-detected windows are at least this big (the detector's tile size)."""
+    """Re-detected windows are at most this big (the detector's tile size)."""
+    min_window: int = 128
+    """...and at least this big (640 for a model with a fixed input size: it costs the same)."""
+    stride: int = 32
+    """Window sides are multiples of this (the model's stride: no padding is wasted)."""
     margin: int = 48
     """Px added around each changed region so that a moved object lies whole in its window."""
-    full_share: float = 0.8
-    """Windows covering more than this share of the frame: detect the whole frame at once."""
+    budget_px: int = 2 * 640 * 640
+    """Window area re-detected per frame at most (the first window always runs); the rest
+    waits for the next frames, so that no frame takes long."""
+    focus_seconds: float = 1.0
+    """A change in a focus area (a player's zone) goes before changes this much older."""
     refresh_seconds: float = 10.0
     """Re-detect everything that stands still at least this often (slow light changes)."""
 
@@ -50,22 +67,33 @@ class GateResult:
     full: bool
     moving: tuple[Window, ...] = ()
     """Boxes around what moved since the previous frame (hands, rolling dice), frame px."""
+    stale: tuple[Window, ...] = ()
+    """Boxes around changes that stand still but wait for a later frame: their boxes are old."""
 
 
 class MotionGate:
     """Keeps the last detections; re-detects changed regions once they stand still."""
 
-    def __init__(self, detect: DetectFn, settings: MotionSettings | None = None) -> None:
+    def __init__(
+        self,
+        detect: DetectFn,
+        settings: MotionSettings | None = None,
+        focus: Sequence[np.ndarray] = (),
+    ) -> None:
+        """`focus`: polygons (frame px) whose changes go first, such as the players' zones."""
         self.detect = detect
         self.settings = settings or MotionSettings()
+        self.focus = [np.asarray(p, np.float32).reshape(-1, 2) for p in focus]
+        self._focus_mask: np.ndarray | None = None
         self._previous: np.ndarray | None = None
         self._reference: np.ndarray | None = None
         self._dirty: np.ndarray | None = None
+        self._dirty_since: np.ndarray | None = None
         self._detections: Detections | None = None
         self._last_refresh = -np.inf
 
     def process(self, frame: np.ndarray, t: float) -> GateResult:
-        """Return detections for the frame, re-detecting only what changed and is still now."""
+        """Return detections for the frame, re-detecting what changed and is still now."""
         s = self.settings
         h, w = frame.shape[:2]
         small = self._small(frame)
@@ -76,38 +104,118 @@ class MotionGate:
         ):
             return self._full(frame, small, t)
         assert self._reference is not None and self._dirty is not None
+        assert self._dirty_since is not None
         moving_mask = self._mask(cv2.absdiff(small, self._previous))
         self._previous = small
-        self._dirty |= self._mask(cv2.absdiff(small, self._reference))
+        changed = self._mask(cv2.absdiff(small, self._reference))
         if t - self._last_refresh >= s.refresh_seconds:
-            self._dirty[:] = True
+            changed[:] = True
             self._last_refresh = t
+        self._dirty_since[changed & ~self._dirty] = t
+        self._dirty |= changed
         moving = self._boxes(moving_mask, w, h, grow=False)
         near_motion = cv2.dilate(moving_mask.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(
             bool
         )
         still_dirty = self._dirty & ~near_motion
-        windows = _merge(
-            [_grow(b, s.window, w, h) for b in self._boxes(still_dirty, w, h)], s.window, w, h
-        )
-        if not windows:
+        candidates = self._plan(still_dirty, w, h)
+        if not candidates:
             return GateResult(self._detections, (), False, tuple(moving))
-        area = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in windows)
-        if area > s.full_share * w * h and not moving:
-            return self._full(frame, small, t)
-        parts = [self._keep_outside(self._detections, windows, w, h)]
+        count, area = 0, 0
+        for x0, y0, x1, y1 in candidates:
+            area += (x1 - x0) * (y1 - y0)
+            if count and area > s.budget_px:
+                break
+            count += 1
+        windows = candidates[:count]
+        stale = [self._dirty_box(still_dirty, window) for window in candidates[count:]]
+        found = []
         for x0, y0, x1, y1 in windows:
-            found = self.detect(frame[y0:y1, x0:x1])
+            part = self.detect(frame[y0:y1, x0:x1])
             shifted = Detections(
-                found.xyxy + np.array([x0, y0, x0, y0], np.float32),
-                found.confidence,
-                found.class_id,
-                found.class_names,
+                part.xyxy + np.array([x0, y0, x0, y0], np.float32),
+                part.confidence,
+                part.class_id,
+                part.class_names,
             )
-            parts.append(shifted[_centre_inside(shifted, (x0, y0, x1, y1), w, h, s.margin // 2)])
+            found.append(shifted[_centre_inside(shifted, (x0, y0, x1, y1), w, h, s.margin // 2)])
             self._clean((x0, y0, x1, y1), small)
-        self._detections = Detections.concatenate(parts).sorted()
-        return GateResult(self._detections, tuple(windows), False, tuple(moving))
+        new = Detections.concatenate(found).nms(DUPLICATE_IOU) if len(found) > 1 else found[0]
+        kept = self._keep_outside(self._detections, windows, w, h)
+        self._detections = Detections.concatenate([kept, new]).sorted()
+        return GateResult(self._detections, tuple(windows), False, tuple(moving), tuple(stale))
+
+    # ----- planning ------------------------------------------------------------------------
+
+    def _plan(self, still_dirty: np.ndarray, w: int, h: int) -> list[Window]:
+        """Windows over the still, changed regions; the most urgent first."""
+        s = self.settings
+        assert self._dirty_since is not None
+        windows: list[Window] = []
+        for box in self._boxes(still_dirty, w, h):
+            x0, y0, x1, y1 = box
+            if x1 - x0 <= s.window and y1 - y0 <= s.window:
+                windows.append(self._fit(box, w, h))
+                continue
+            for tx0, ty0, tx1, ty1 in tile_grid(x1 - x0, y1 - y0, s.window, 2 * s.margin):
+                tile = (x0 + tx0, y0 + ty0, x0 + tx1, y0 + ty1)
+                if self._cut(still_dirty, tile).any():
+                    windows.append(self._fit(self._inside(tile, still_dirty, w, h), w, h))
+        windows = _merge_small(windows, s.window)
+        focus = self._focus(still_dirty.shape)
+
+        def urgency(window: Window) -> float:
+            region = self._cut(still_dirty, window)
+            since = self._cut(self._dirty_since, window)[region]
+            oldest = float(since.min()) if since.size else np.inf
+            return oldest - (s.focus_seconds if self._cut(focus, window)[region].any() else 0.0)
+
+        return sorted(windows, key=urgency)
+
+    def _inside(self, tile: Window, still_dirty: np.ndarray, w: int, h: int) -> Window:
+        """The changed pixels under a tile, with the margin, kept within the tile."""
+        x0, y0, x1, y1 = self._dirty_box(still_dirty, tile)
+        m = self.settings.margin
+        return (
+            max(tile[0], x0 - m, 0),
+            max(tile[1], y0 - m, 0),
+            min(tile[2], x1 + m, w),
+            min(tile[3], y1 + m, h),
+        )
+
+    def _fit(self, box: Window, w: int, h: int) -> Window:
+        """Grow a box to a window: sides multiples of the stride, at least `min_window`."""
+        s = self.settings
+        x0, y0, x1, y1 = box
+        side_w = max(s.min_window, -(-(x1 - x0) // s.stride) * s.stride)
+        side_h = max(s.min_window, -(-(y1 - y0) // s.stride) * s.stride)
+        return _grow_to(box, min(side_w, s.window), min(side_h, s.window), w, h)
+
+    def _dirty_box(self, still_dirty: np.ndarray, window: Window) -> Window:
+        """The box (frame px) around the changed pixels under a window."""
+        scale = self.settings.scale
+        ys, xs = np.nonzero(self._cut(still_dirty, window))
+        x0, y0 = window[0] // scale, window[1] // scale
+        return (
+            (x0 + int(xs.min())) * scale,
+            (y0 + int(ys.min())) * scale,
+            (x0 + int(xs.max()) + 1) * scale,
+            (y0 + int(ys.max()) + 1) * scale,
+        )
+
+    def _cut(self, small_image: np.ndarray, window: Window) -> np.ndarray:
+        """The part of a small-scale image under a frame-px window."""
+        x0, y0, x1, y1 = (v // self.settings.scale for v in window)
+        return small_image[y0:y1, x0:x1]
+
+    def _focus(self, shape: tuple[int, ...]) -> np.ndarray:
+        if self._focus_mask is None or self._focus_mask.shape != shape:
+            mask = np.zeros(shape[:2], np.uint8)
+            for polygon in self.focus:
+                points = np.round(polygon / self.settings.scale).astype(np.int32)
+                cv2.fillPoly(mask, [points], 1)
+            self._focus_mask = mask.astype(bool)
+        return self._focus_mask
 
     # ----- pictures ------------------------------------------------------------------------
 
@@ -127,16 +235,27 @@ class MotionGate:
         self._previous = small
         self._reference = small.copy()
         self._dirty = np.zeros(small.shape, bool)
+        self._dirty_since = np.full(small.shape, np.inf)
         self._last_refresh = t
         return GateResult(self._detections, ((0, 0, w, h),), True)
 
     def _clean(self, window: Window, small: np.ndarray) -> None:
-        """The window was re-detected: it now shows the reference picture and is clean."""
+        """The window's inner part was re-detected: it shows the reference picture again.
+
+        Its outer band stays dirty (a box there was kept from before, see `_keep_outside`);
+        a neighbouring window sees it whole.
+        """
         assert self._reference is not None and self._dirty is not None
-        s = self.settings.scale
-        x0, y0, x1, y1 = (v // s for v in window)
+        assert self._dirty_since is not None
+        s = self.settings
+        height, width = small.shape[:2]
+        inset = s.margin // 2 // s.scale
+        x0, y0, x1, y1 = (v // s.scale for v in window)
+        x0, y0 = (x0 + inset if x0 > 0 else 0), (y0 + inset if y0 > 0 else 0)
+        x1, y1 = (x1 - inset if x1 < width else width), (y1 - inset if y1 < height else height)
         self._reference[y0:y1, x0:x1] = small[y0:y1, x0:x1]
         self._dirty[y0:y1, x0:x1] = False
+        self._dirty_since[y0:y1, x0:x1] = np.inf
 
     def _boxes(self, mask: np.ndarray, w: int, h: int, grow: bool = True) -> list[Window]:
         """Boxes (frame px) around the mask's regions, with the margin when `grow`."""
@@ -144,7 +263,7 @@ class MotionGate:
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
         margin = s.margin if grow else 0
         boxes = []
-        for x, y, bw, bh, px in stats[1:count]:
+        for x, y, bw, bh, px in stats[1:count].tolist():
             if px < 2:
                 continue
             boxes.append(
@@ -158,7 +277,7 @@ class MotionGate:
         return boxes
 
     def _keep_outside(
-        self, detections: Detections, windows: list[Window], w: int, h: int
+        self, detections: Detections, windows: Sequence[Window], w: int, h: int
     ) -> Detections:
         """Keep the old boxes whose centre lies outside every re-detected window's inner part."""
         keep = np.ones(len(detections), bool)
@@ -167,11 +286,11 @@ class MotionGate:
         return detections[keep]
 
 
-def _grow(box: Window, size: int, w: int, h: int) -> Window:
-    """Grow a box to at least `size` x `size` around its centre, kept inside the frame."""
+def _grow_to(box: Window, width: int, height: int, w: int, h: int) -> Window:
+    """Grow a box to at least `width` x `height` around its centre, kept inside the frame."""
     x0, y0, x1, y1 = box
     out = []
-    for lo, hi, limit in ((x0, x1, w), (y0, y1, h)):
+    for lo, hi, size, limit in ((x0, x1, width, w), (y0, y1, height, h)):
         length = min(max(hi - lo, size), limit)
         start = (lo + hi) // 2 - length // 2
         start = min(max(start, 0), limit - length)
@@ -179,24 +298,29 @@ def _grow(box: Window, size: int, w: int, h: int) -> Window:
     return out[0][0], out[1][0], out[0][1], out[1][1]
 
 
-def _merge(windows: list[Window], size: int, w: int, h: int) -> list[Window]:
-    """Merge overlapping windows into their bounding boxes until none overlap."""
-    merged = list(windows)
+def _merge_small(windows: list[Window], size: int) -> list[Window]:
+    """Join overlapping windows when their union fits one window and costs no more than both."""
+    merged = list(dict.fromkeys(windows))
     changed = True
     while changed:
         changed = False
         for i in range(len(merged)):
             for j in range(i + 1, len(merged)):
                 a, b = merged[i], merged[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    union = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                    merged[i] = _grow(union, size, w, h)
+                union = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                fits = union[2] - union[0] <= size and union[3] - union[1] <= size
+                if fits and _area(union) <= _area(a) + _area(b):
+                    merged[i] = union
                     del merged[j]
                     changed = True
                     break
             if changed:
                 break
     return merged
+
+
+def _area(box: Window) -> int:
+    return (box[2] - box[0]) * (box[3] - box[1])
 
 
 def _centre_inside(

@@ -10,9 +10,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from rules.engine import Game
 from vision.detections import Detections
+from vision.detector import Detector
 from vision.events import EventMaker
-from vision.motion import GateResult, MotionGate
+from vision.motion import GateResult, MotionGate, MotionSettings
 from vision.observation import Observation
 from vision.scene import SceneReader
 from vision.stability import Settled, Stabiliser
@@ -59,7 +61,8 @@ class Pipeline:
         start = time.perf_counter()
         gate = self.gate.process(image, t)
         detected = time.perf_counter()
-        observation = self.scene.observe(image, gate.detections, seq, t, gate.moving)
+        busy_boxes = [*gate.moving, *gate.stale]  # stale boxes are old: wait as for motion
+        observation = self.scene.observe(image, gate.detections, seq, t, busy_boxes)
         observed = time.perf_counter()
         changes = self.stabiliser.update(observation)
         events = self.maker.events_for(changes)
@@ -71,6 +74,22 @@ class Pipeline:
             "total": (done - start) * 1000,
         }
         return FrameResult(seq, t, gate, observation, changes, events, ms)
+
+
+def build_pipeline(
+    detector: Detector, scene: SceneReader, game: Callable[[], Game | None]
+) -> Pipeline:
+    """The pipeline the dashboard and the benchmark run: motion gate focused on the zones."""
+    gate = MotionGate(detector.detect, motion_settings(detector), focus=scene.zone_polygons())
+    return Pipeline(gate, scene, Stabiliser(), EventMaker(game))
+
+
+def motion_settings(detector: Detector) -> MotionSettings:
+    """Windows for this model: small ones for a dynamic input, its full input size otherwise."""
+    if detector.info.dynamic_size:
+        return MotionSettings(stride=detector.info.stride)
+    side = max(detector.info.imgsz)
+    return MotionSettings(window=max(side, MotionSettings.window), min_window=side)
 
 
 @dataclass

@@ -61,6 +61,10 @@ class SceneReader:
         }
         self._tile_cache: dict[Cell, SeenTile] = {}
 
+    def zone_polygons(self) -> list[np.ndarray]:
+        """The players' zones as polygons in frame px (where dice are rolled)."""
+        return list(self._zone_px.values())
+
     # ----- the whole frame -----------------------------------------------------------------
 
     def observe(

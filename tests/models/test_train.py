@@ -220,8 +220,9 @@ def test_export_command_writes_onnx_offline(
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
-    assert session.get_inputs()[0].shape == [1, 3, 640, 640]
-    assert session.get_outputs()[0].shape == [1, 4 + NC, 8400]
+    batch, channels, height, width = session.get_inputs()[0].shape
+    assert channels == 3 and all(isinstance(d, str) for d in (batch, height, width))  # dynamic
+    assert session.get_outputs()[0].shape[1] == 4 + NC
     assert session.get_modelmeta().custom_metadata_map["tile"] == str(TILE)  # from metrics.json
 
 
