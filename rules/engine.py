@@ -6,8 +6,8 @@ import copy
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
 
 from rules.catalog import TileDef
 from rules.errors import Rejection
@@ -80,8 +80,7 @@ class PlayerState:
         }
 
 
-@dataclass(frozen=True)
-class JudgedLine:
+class JudgedLine(NamedTuple):
     """One event line the game was given: as written, as corrected, and the verdict on it now."""
 
     line: int
@@ -228,9 +227,10 @@ class Game:
     def apply(self, event: Any, line: int | None = None) -> Verdict:
         """Apply one event given on record `line` (default: the next line); a rejected event
         changes nothing and says why."""
-        number = self.next_line if line is None else line
-        if number < self.next_line:
-            raise ValueError(f"line {number} cannot follow line {self.next_line - 1}")
+        last = self.lines[-1].line if self.lines else 1
+        number = last + 1 if line is None else line
+        if number <= last:
+            raise ValueError(f"line {number} cannot follow line {last}")
         verdict = self._judge(event, number)
         self.lines.append(JudgedLine(number, event, verdict, verdict))
         return verdict
@@ -660,7 +660,7 @@ class Game:
             fix = fixes.get(judged.line)
             if fix is None:
                 verdict = rebuilt._judge(written, judged.line)
-                rebuilt.lines.append(replace(judged, verdict=verdict))
+                rebuilt.lines.append(judged._replace(verdict=verdict))
                 continue
             by, replacement = fix
             if replacement is None:
@@ -668,6 +668,6 @@ class Game:
             else:
                 verdict = rebuilt._judge(replacement, judged.line)
             rebuilt.lines.append(
-                replace(judged, verdict=verdict, corrected_by=by, replacement=replacement)
+                judged._replace(verdict=verdict, corrected_by=by, replacement=replacement)
             )
         return rebuilt
