@@ -101,11 +101,6 @@ class JudgedLine(NamedTuple):
         """Tell whether a correction struck the line out (as if it never happened)."""
         return self.corrected_by is not None and self.replacement is None
 
-    @property
-    def current(self) -> Any:
-        """The event as it stands now: the replacement when corrected, else the line as written."""
-        return self.event if self.replacement is None else self.replacement
-
 
 def describe_icons(icons: Mapping[str, int]) -> str:
     """Write a multiset of icons in words: `1 adventurer and 2 keys`."""
