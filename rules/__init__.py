@@ -1,13 +1,12 @@
 """The rules engine of Escape: The Curse of the Temple (basic game): pure Python, no I/O."""
 
 from rules.actions import OpenAction, all_open_actions, open_actions, team_actions
-from rules.engine import Game, JudgedLine, PlayerState, Verdict
+from rules.engine import Game, PlayerState, Verdict
 from rules.errors import RecordError, Rejection
 from rules.record import Replay, replay_lines
 
 __all__ = [
     "Game",
-    "JudgedLine",
     "OpenAction",
     "PlayerState",
     "RecordError",
