@@ -62,7 +62,8 @@ class Pipeline:
         gate = self.gate.process(image, t)
         detected = time.perf_counter()
         busy_boxes = [*gate.moving, *gate.stale]  # stale boxes are old: wait as for motion
-        observation = self.scene.observe(image, gate.detections, seq, t, busy_boxes)
+        fresh = None if gate.full else gate.windows
+        observation = self.scene.observe(image, gate.detections, seq, t, busy_boxes, fresh)
         observed = time.perf_counter()
         changes = self.stabiliser.update(observation)
         events = self.maker.events_for(changes)

@@ -22,6 +22,8 @@ TileReader = Callable[[np.ndarray, Sequence[Sequence[float]]], SeenTile | None]
 """Reads the tile in a cell: (frame, corners NW NE SE SW in image px of the cell grown by
 CELL_MARGIN tiles a side) -> the tile, or None."""
 CELL_MARGIN = 0.15
+SURE_TILE = 0.9
+"""A tile read at least this sure is not read again."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,10 @@ class SceneReader:
             if zone.player in self.players
         }
         self._tile_cache: dict[Cell, SeenTile] = {}
+        self._unreadable: set[Cell] = set()
+        self._probed: set[tuple[int, int]] = set()
+        self._probe_turn = 0
+        """Tile centres (cm) read while looking for the start chamber, found elsewhere."""
 
     def zone_polygons(self) -> list[np.ndarray]:
         """The players' zones as polygons in frame px (where dice are rolled)."""
@@ -74,10 +80,13 @@ class SceneReader:
         seq: int,
         t: float,
         moving: Sequence[Sequence[float]] = (),
+        redetected: Sequence[Sequence[float]] | None = None,
     ) -> Observation:
         """Return what the frame shows: dice by player, tiles, gems, figures, busy zones.
 
         `moving`: boxes (px) of what moves in this frame; a zone they touch is busy.
+        `redetected`: boxes (px) detected afresh this frame (None: all of it); a cell that
+        could not be read is read again only once its part of the picture was.
         """
         s = self.settings
         detections = one_box_per_die(detections, s.die_conf)
@@ -88,6 +97,7 @@ class SceneReader:
         hands = detections[(names == "hand") & (conf >= s.hand_conf)]
         dice, busy = self._dice(names, centres_mm, conf, [*hands.xyxy, *moving])
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
+        self._forget_reads(redetected)
         if self.grid is None:
             self.grid = self._find_grid(frame, detections[tiles_mask], centres_mm[tiles_mask])
         tiles = self._tiles(frame, detections[tiles_mask], centres_mm[tiles_mask])
@@ -147,45 +157,79 @@ class SceneReader:
 
     # ----- temple --------------------------------------------------------------------------
 
+    def _forget_reads(self, redetected: Sequence[Sequence[float]] | None) -> None:
+        """Cells and spots read in vain may be read again where the picture was seen afresh."""
+        if redetected is None:
+            self._unreadable.clear()
+            self._probed.clear()
+            return
+        self._unreadable -= {c for c in self._unreadable if _cell_meets(c, redetected, self)}
+        if self._probed:
+            spots = sorted(self._probed)
+            px = self.calibration.table_to_image_px(np.array(spots, np.float64) * 10)
+            for spot, (x, y) in zip(spots, px.tolist(), strict=True):
+                if any(b[0] <= x < b[2] and b[1] <= y < b[3] for b in redetected):
+                    self._probed.discard(spot)
+
     def _find_grid(
         self, frame: np.ndarray, tiles: Detections, centres_mm: np.ndarray
     ) -> Grid | None:
-        """Find the start chamber among the tiles; the grid is anchored on it."""
+        """Find the start chamber among the tiles (one read a frame); the grid is anchored on it."""
         if self.tile_reader is None or not len(tiles):
             return None
         tile_mm = self.calibration.tile_mm
-        for centre in centres_mm:
+        self._probe_turn += 1
+        order = np.roll(np.arange(len(centres_mm)), -(self._probe_turn % len(centres_mm)))
+        for centre in centres_mm[order]:
+            spot = (round(float(centre[0]) / 10), round(float(centre[1]) / 10))
+            if spot in self._probed:
+                continue
+            self._probed.add(spot)  # not read again until this part of the picture changes
             probe = Grid((float(centre[0]), float(centre[1])), 0.0, tile_mm)
             seen = self._read_cell(frame, probe, (0, 0))
             if seen is not None and seen.tile == "start":
                 return locate_grid(centre, centres_mm, tile_mm)
+            return None
         return None
 
     def _tiles(
         self, frame: np.ndarray, tiles: Detections, centres_mm: np.ndarray
     ) -> dict[Cell, SeenTile]:
-        """Tiles by cell; a recognised tile is remembered, an unknown one re-read a frame later.
+        """Tiles by cell; a recognised tile is remembered, an unknown one read again later.
 
-        Reading a tile costs a few ms, so at most one unknown cell is read per frame.
+        Reading a tile costs tens of ms, so at most one cell is read per frame: a cell never
+        read first, else one read unsure (or not at all) whose picture was seen afresh since.
+        Placed tiles never leave the temple: a tile hidden by a hand is remembered meanwhile.
         """
         if self.grid is None:
             return {}
-        found: dict[Cell, SeenTile] = {}
-        reads_left = 1
+        placed: dict[Cell, float] = {}
         for i in np.argsort(-tiles.confidence):
             cell = self.grid.cell_of(centres_mm[i], inner=0.35)
-            if cell is None or cell in found:
-                continue
-            seen = self._tile_cache.get(cell)
-            if seen is None and self.tile_reader is not None and reads_left:
-                reads_left -= 1
-                seen = self._read_cell(frame, self.grid, cell)
-                if seen is not None:
-                    self._tile_cache[cell] = seen
-            found[cell] = seen or SeenTile("unknown", "S", float(tiles.confidence[i]) * 0.5)
-        for cell in set(self._tile_cache) - set(found):
-            del self._tile_cache[cell]  # gone (or hidden): read it again when it is back
-        return found
+            if cell is not None and cell not in placed:
+                placed[cell] = float(tiles.confidence[i])
+        if self.tile_reader is not None:
+            cache = self._tile_cache
+            new = [c for c in placed if c not in cache and c not in self._unreadable]
+            unsure = [c for c in placed if c in cache and cache[c].conf < SURE_TILE]
+            unsure = [c for c in unsure if c not in self._unreadable]
+            for cell in (new or unsure)[:1]:
+                read = self._read_cell(frame, self.grid, cell)
+                self._unreadable.add(cell)  # until this part of the picture changes
+                if read is not None and (cell not in cache or read.conf > cache[cell].conf):
+                    cache[cell] = read
+        return {
+            cell: self._tile_cache.get(cell) or SeenTile("unknown", "S", conf * 0.5)
+            for cell, conf in placed.items()
+        }
+
+    def cell_box_px(self, cell: Cell) -> tuple[float, float, float, float] | None:
+        """The box (frame px) around a cell of the temple grid; None before the grid is found."""
+        if self.grid is None:
+            return None
+        corners = self.calibration.table_to_image_px(self.grid.cell_corners(cell, 0.0))
+        (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+        return float(x0), float(y0), float(x1), float(y1)
 
     def _read_cell(self, frame: np.ndarray, grid: Grid, cell: Cell) -> SeenTile | None:
         assert self.tile_reader is not None
@@ -242,3 +286,12 @@ def _box_meets_polygon(box: np.ndarray, polygon: np.ndarray) -> bool:
     rect = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32)
     area, _ = cv2.intersectConvexConvex(rect, polygon.reshape(-1, 2).astype(np.float32))
     return area > 0
+
+
+def _cell_meets(cell: Cell, boxes: Sequence[Sequence[float]], scene: SceneReader) -> bool:
+    """Tell whether a cell's box overlaps any of the boxes (frame px)."""
+    box = scene.cell_box_px(cell)
+    if box is None:
+        return True
+    x0, y0, x1, y1 = box
+    return any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in boxes)

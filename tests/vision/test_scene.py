@@ -70,8 +70,48 @@ def test_enrolled_tiles_are_named_and_turned_and_anchor_the_grid(
     scene_reader = SceneReader(calibration, players, tile_reader=reader)
     truth = {tuple(t["cell"]): (t["id"], t["stairs"]) for t in scene["tiles"] if t["label"]}
     assert len(truth) >= 8
-    for seq in range(len(truth) + 1):  # one unknown cell is read per frame
+    for seq in range(2 * len(truth) + 1):  # one read a frame: the start first, then each cell
         obs = scene_reader.observe(image, truth_detections(scene), seq=seq, t=seq * 0.1)
     assert scene_reader.grid is not None
     assert np.allclose(scene_reader.grid.origin_mm, grid_of(scene).origin_mm, atol=5.0)
     assert {c: (s.tile, s.stairs) for c, s in obs.tiles.items()} == truth
+
+
+class CountingReader:
+    """The real enrolled-tile reader, counting the cells it is asked to read."""
+
+    def __init__(self) -> None:
+        self.reader = EnrolledTileReader(TileLibrary.default())
+        self.calls = 0
+
+    def __call__(self, frame: np.ndarray, corners: Any) -> Any:
+        self.calls += 1
+        return self.reader(frame, corners)
+
+
+def test_a_cell_is_read_once_until_its_picture_is_seen_afresh(
+    temple_frame: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    image, scene = temple_frame
+    players = [z["colour"] for z in scene["zones"]]
+    reader = CountingReader()
+    scene_reader = SceneReader(
+        calibration_of(scene), players, tile_reader=reader, grid=grid_of(scene)
+    )
+    detections = truth_detections(scene)
+    hidden = image.copy()
+    hidden[:, :] = (90, 120, 150)  # a blank table: no tile can be read
+    tiles = len(detections.with_classes(["tile"]))
+    for seq in range(3 * tiles):
+        obs = scene_reader.observe(hidden, detections, seq=seq, t=seq * 0.1, redetected=())
+    assert all(seen.tile == "unknown" for seen in obs.tiles.values())
+    calls = reader.calls
+    assert calls <= 2 * tiles  # each cell tried once, not every frame
+    for seq in range(3 * tiles, 4 * tiles):
+        scene_reader.observe(hidden, detections, seq=seq, t=seq * 0.1, redetected=())
+    assert reader.calls == calls  # nothing was seen afresh: nothing is read again
+    cell = next(iter(obs.tiles))
+    box = scene_reader.cell_box_px(cell)
+    assert box is not None
+    obs = scene_reader.observe(image, detections, seq=99, t=9.9, redetected=[box])
+    assert reader.calls == calls + 1 and obs.tiles[cell].tile != "unknown"
