@@ -10,13 +10,15 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from templecam.files import write_atomically
 
 log = logging.getLogger(__name__)
 
 GAME_ID_PATTERN = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{4}$")
+TAIL_CHUNK = 4096
+"""Bytes read at a time, backwards, looking for the start of a record's last line."""
 
 
 class UnknownGame(LookupError):  # noqa: N818 - reads as "unknown game", like KeyError
@@ -60,10 +62,15 @@ class GameStore:
         return game_id
 
     def append(self, game_id: str, line: dict[str, Any]) -> None:
-        """Append one event line and flush it to disk before returning."""
+        """Append one event line and flush it to disk before returning.
+
+        A last line left without its newline by a crash is mended first (see `_mend_tail`),
+        so the new line always starts on a line of its own.
+        """
         path = self.record_path(game_id)
-        with path.open("a", encoding="utf-8") as file:
-            file.write(json.dumps(line) + "\n")
+        with path.open("a+b") as file:
+            _mend_tail(file, game_id)
+            file.write((json.dumps(line) + "\n").encode("utf-8"))
             file.flush()
             os.fsync(file.fileno())
 
@@ -114,3 +121,45 @@ class GameStore:
                 SavedGame(game_id, float(meta.get("created", 0.0)), list(players), len(lines))
             )
         return sorted(games, key=lambda g: g.game_id, reverse=True)
+
+
+def _mend_tail(file: BinaryIO, game_id: str) -> None:
+    """End the record on a newline: a complete last line gets one, a torn one is cut off.
+
+    A line is complete when it parses as JSON (a cut JSON object never does); only the bytes
+    after the last newline can be torn, so no complete line is ever lost.
+    """
+    size = file.seek(0, os.SEEK_END)
+    if size == 0:
+        return
+    file.seek(size - 1)
+    if file.read(1) == b"\n":
+        return
+    start = _last_line_start(file, size)
+    file.seek(start)
+    tail = file.read(size - start)
+    try:
+        json.loads(tail.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        file.truncate(start)
+        log.warning(
+            "game %s: cut off a last line torn by a crash (%d bytes dropped)",
+            game_id,
+            size - start,
+        )
+    else:
+        file.write(b"\n")  # the file is opened for appending: this goes at its end
+        log.warning("game %s: its last line lacked a newline; added one", game_id)
+
+
+def _last_line_start(file: BinaryIO, size: int) -> int:
+    """Return the offset just after the file's last newline (0 when it has none)."""
+    end = size
+    while end > 0:
+        begin = max(0, end - TAIL_CHUNK)
+        file.seek(begin)
+        found = file.read(end - begin).rfind(b"\n")
+        if found >= 0:
+            return begin + found + 1
+        end = begin
+    return 0
