@@ -94,11 +94,12 @@ class EventMaker:
             self.waiting[player_id] = f"{player_id}: {len(faces)} of {player.dice} dice seen"
             return []
         self.waiting.pop(player_id, None)
-        if faces == self.last_faces.get(player_id):
-            if not change.rolled:
-                return []
-            if change.moved and set(change.moved) == {BLACK_MASK} and player.locked:
-                return self._unlock_only(game, player_id, len(change.moved), change)
+        if change.moved and set(change.moved) == {BLACK_MASK} and player.locked:
+            # Only black masks were picked up and put back (a roll moves the other dice too),
+            # even if a still die reads differently now: a golden mask freed them.
+            return self._unlock_only(game, player_id, len(change.moved), change)
+        if faces == self.last_faces.get(player_id) and not change.rolled:
+            return []
         self.last_faces[player_id] = faces
         events = []
         freed = player.locked - faces.count(BLACK_MASK)

@@ -48,6 +48,8 @@ DROP_CONF = 0.5
 """A die-like detection is dropped when the reader gives `not_die` more than this."""
 MERGE_IOU = 0.3
 """Die boxes of any die class overlapping more than this are one die (dice seldom overlap)."""
+UNREADABLE_CONF = 0.6
+"""A die is unreadable only when the reader says so this surely; else its likeliest face."""
 CANDIDATE_CONF = 0.05
 """The detector passes die-like boxes down to this confidence to the reader (see `reread_dice`)."""
 CHUNK = 64
@@ -198,6 +200,7 @@ def reread_dice(
     conf: float = 0.0,
     drop: float = DROP_CONF,
     merge_iou: float = MERGE_IOU,
+    unreadable_conf: float = UNREADABLE_CONF,
 ) -> Detections:
     """Re-read the die-like detections of a frame with `reader`; leave the others as they are.
 
@@ -205,9 +208,10 @@ def reread_dice(
     spreads a die's score over six die classes, so a die it is unsure of the face of scores low.
     Die boxes of any die classes overlapping by more than `merge_iou` are one die (the most
     confident box stays); each die then becomes the face the reader sees most likely, or
-    `die_unreadable`, and is dropped when the reader gives `not_die` more than `drop`. Its
-    confidence becomes sqrt(detector confidence x the reader's probability of that face), and
-    dice under `conf` are left out.
+    `die_unreadable` when the reader is at least `unreadable_conf` sure of that, and is dropped
+    when the reader gives `not_die` more than `drop`. Its confidence becomes
+    sqrt(detector confidence x the reader's probability of that face), and dice under `conf`
+    are left out.
     """
     names = dets.class_names
     die_ids = [i for i, n in enumerate(names) if n in DIE_CLASSES]
@@ -219,6 +223,11 @@ def reread_dice(
     probs = reader.probabilities(image_bgr, dice.xyxy)
     face_cols = np.array([j for j, n in enumerate(reader.names) if n != NOT_DIE])
     best = face_cols[probs[:, face_cols].argmax(axis=1)]
+    if UNREADABLE in reader.names:  # a face it half sees is a better guess than none
+        unreadable = reader.names.index(UNREADABLE)
+        real = np.array([j for j in face_cols if j != unreadable])
+        unsure = (best == unreadable) & (probs[:, unreadable] < unreadable_conf)
+        best = np.where(unsure, real[probs[:, real].argmax(axis=1)], best)
     score = np.sqrt(dice.confidence * probs[np.arange(len(dice)), best])
     keep = score >= conf
     if NOT_DIE in reader.names:

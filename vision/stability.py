@@ -19,8 +19,9 @@ class StabilitySettings:
 
     min_frames: int = 2
     """Frames in a row showing the same value (the first frame of the run included)."""
-    min_seconds: float = 0.15
-    """Time from the first to the last frame of the run."""
+    min_seconds: float = 0.05
+    """Time from the first to the last frame of the run. Short: the motion gate re-detects
+    only what stands still, so two frames agreeing already span a still moment."""
     piece_seconds: float = 0.3
     """Tiles, gems and figures: hands pass over them, so they must stay put longer."""
     moved_mm: float = 6.0

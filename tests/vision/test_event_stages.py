@@ -203,3 +203,22 @@ def test_a_tile_rejected_for_a_misread_roll_joins_the_temple_once_the_engine_tak
     assert table.game.temple.at((0, 1)) is not None
     table.show(10)  # nothing more is proposed once the engine agrees with the table
     assert [e["type"] for e in table.events].count("discover") == 2
+
+
+def test_black_masks_put_back_elsewhere_are_an_unlock_even_if_a_still_die_reads_otherwise() -> None:
+    table = Table()
+    masks = ("black_mask", "golden_mask", "adventurer", "key", "torch")
+    table.roll("red", masks)
+    assert table.game.players["red"].locked == 1
+    lying = list(table.dice["red"])
+    black = lying[0]
+    lying[0] = SeenDie(black.face, (black.xy_mm[0] + 40.0, black.xy_mm[1] + 30.0), 0.9)
+    lying[3] = SeenDie("torch", lying[3].xy_mm, 0.5)  # a die that did not move now misreads
+    table.busy.add("red")
+    table.show(3)  # a hand picks the black mask up and puts it back
+    table.busy.discard("red")
+    table.dice["red"] = tuple(lying)
+    table.show()
+    assert [e["type"] for e in table.events] == ["dice", "unlock"]
+    assert table.events[1]["count"] == 1 and table.verdicts == [True, True]
+    assert table.game.players["red"].locked == 0
