@@ -7,6 +7,7 @@ import json
 
 from rules.benchmark import run_rules_benchmark
 from templecam.commands.bench_events import register_events
+from templecam.commands.bench_soak import register_soak
 from templecam.commands.bench_vision import register_vision
 from templecam.errors import UserError
 
@@ -35,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rules.set_defaults(run=run_rules)
     register_vision(targets)
     register_events(targets)
+    register_soak(targets)
     tiles = targets.add_parser(
         "tiles",
         help="time the recognition of enrolled tiles in temple cells",
