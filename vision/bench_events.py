@@ -19,6 +19,7 @@ from rules.engine import Game
 from vision.annotate import annotate, to_jpeg
 from vision.detector import Detector
 from vision.events import EventMaker
+from vision.grid import Grid
 from vision.observation import Observation, SeenDie, SeenTile
 from vision.pipeline import FrameRunner, build_pipeline
 from vision.scene import SceneReader
@@ -46,6 +47,8 @@ class GameVideo:
     setup: dict[str, Any]
     events: list[dict[str, Any]]
     calibration: TableCalibration
+    grid: Grid | None = None
+    """The temple grid, from the renderer's truth.json when there is one."""
 
     @classmethod
     def load(cls, folder: str | Path) -> GameVideo:
@@ -69,7 +72,17 @@ class GameVideo:
         if not lines or lines[0].get("type") != "setup":
             raise GameVideoError(f"{paths['record.jsonl']} must start with a setup line")
         calibration = TableCalibration.load(paths["calibration.json"])
-        return cls(paths["game.mp4"], lines[0], lines[1:], calibration)
+        return cls(paths["game.mp4"], lines[0], lines[1:], calibration, _truth_grid(root))
+
+
+def _truth_grid(root: Path) -> Grid | None:
+    """The temple grid that truth.json gives, if the folder has a readable one."""
+    try:
+        grid = json.loads((root / "truth.json").read_text("utf-8"))["grid"]
+        origin = (float(grid["origin_mm"][0]), float(grid["origin_mm"][1]))
+        return Grid(origin, float(grid["angle_deg"]), float(grid["tile_mm"]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
 
 
 def event_key(event: dict[str, Any]) -> tuple[Any, ...]:
@@ -150,8 +163,16 @@ def score(
     return result
 
 
-def observation_from_truth(frame: dict[str, Any]) -> Observation:
-    """Turn one line of a rendered video's frames.jsonl into what a perfect scene stage sees."""
+def observation_from_truth(frame: dict[str, Any], grid: Grid | None = None) -> Observation:
+    """Turn one line of a rendered video's frames.jsonl into what a perfect scene stage sees.
+
+    With the temple's `grid`, a hand's wrist over a cell reaches it from that hand's player.
+    """
+    reach: dict[tuple[int, int], str] = {}
+    for hand in frame.get("hands", []) if grid is not None else []:
+        cell = grid.cell_of(hand["wrist_mm"]) if grid is not None else None
+        if cell is not None:
+            reach.setdefault(cell, str(hand["player"]))
     dice: dict[str, tuple[SeenDie, ...]] = {}
     busy: set[str] = set()
     for player, zone in frame["dice"].items():
@@ -176,6 +197,7 @@ def observation_from_truth(frame: dict[str, Any]) -> Observation:
         figures={p: (tuple(c) if c is not None else None) for p, c in frame["figures"].items()},
         busy=frozenset(busy),
         hands=len(frame.get("hands", [])),
+        reach=reach,
     )
 
 
@@ -183,6 +205,7 @@ def run_truth_observations(game_video: GameVideo, frames_jsonl: Path) -> Score:
     """Score the stability and event stages alone, fed the renderer's true observations."""
     game = Game.from_setup_line(game_video.setup)
     stabiliser, maker = Stabiliser(), EventMaker(lambda: game)
+    grid = game_video.grid
     seen: list[tuple[float, dict[str, Any]]] = []
     rejected = 0
     last_t = 0.0
@@ -190,8 +213,9 @@ def run_truth_observations(game_video: GameVideo, frames_jsonl: Path) -> Score:
         for line in lines:
             if not line.strip():
                 continue
-            observation = observation_from_truth(json.loads(line))
+            observation = observation_from_truth(json.loads(line), grid)
             last_t = observation.t
+            maker.see(observation)
             for event in maker.events_for(stabiliser.update(observation)):
                 if game.apply(event).ok:
                     seen.append((observation.t, event))

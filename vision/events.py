@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rules.engine import Game
 from rules.vocabulary import BLACK_MASK, GOLDEN_MASK, OFFSETS, SIDES
+from vision.observation import Cell, Observation
 from vision.stability import Settled
 
 _ORDER = {"dice": 0, "tile": 1, "figure": 2, "gems": 3, "depot": 4}
+REACH_SECONDS = 4.0
+"""Arms over a cell this long before a tile settled there count toward who placed it."""
 
 
 @dataclass
@@ -31,6 +35,13 @@ class EventMaker:
     pending: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     """Piece events proposed but not yet part of the engine's game, by what they are about."""
     _checked_at: int = -1
+    reaches: deque[tuple[float, Cell, str]] = field(default_factory=lambda: deque(maxlen=2000))
+    """Recent arms over temple cells: (when, cell, whose seat it came from)."""
+
+    def see(self, observation: Observation) -> None:
+        """Remember whose arms reach over which cells (to tell who placed a tile)."""
+        for cell, player in observation.reach.items():
+            self.reaches.append((observation.t, cell, player))
 
     def events_for(self, changes: Sequence[Settled]) -> list[dict[str, Any]]:
         """Return the events that the settled changes stand for, in the order to apply them."""
@@ -147,10 +158,19 @@ class EventMaker:
         event: dict[str, Any] = {"type": "discover", "tile": tile_id, "cell": list(cell)}
         if stairs in SIDES:
             event["stairs"] = stairs
-        candidates = self._neighbours(game, cell)
+        candidates = self._reached_first(self._neighbours(game, cell), cell, change.since)
         chosen = _first_accepted(game, event, "player", candidates)
         event["player"] = chosen or (candidates[0] if candidates else next(iter(game.players)))
         return self._once(("discover", cell, tile_id), _stamped(event, change))
+
+    def _reached_first(self, candidates: list[str], cell: Cell, since: float) -> list[str]:
+        """Order candidates by how often their arm reached over the cell just before `since`."""
+        votes: Counter[str] = Counter(
+            player
+            for t, where, player in self.reaches
+            if where == cell and since - REACH_SECONDS <= t <= since
+        )
+        return sorted(candidates, key=lambda p: -votes[p])  # stable: ties keep their order
 
     @staticmethod
     def _neighbours(game: Game, cell: tuple[int, int]) -> list[str]:

@@ -51,6 +51,8 @@ class Observation:
     """Players whose zone has a hand over it or a die that cannot be read."""
     hands: int = 0
     """Hands and arms seen over the table."""
+    reach: Mapping[Cell, str] = field(default_factory=dict)
+    """Cells of the temple with an arm over them, by the player whose seat the arm comes from."""
 
     def faces(self, player: str) -> tuple[str, ...] | None:
         """Return the player's readable faces, sorted; None if any of their dice is unreadable."""
@@ -84,6 +86,7 @@ class Observation:
             "figures": {p: (list(c) if c is not None else None) for p, c in self.figures.items()},
             "busy": sorted(self.busy),
             "hands": self.hands,
+            "reach": {_key(c): p for c, p in self.reach.items()},
         }
 
     @classmethod
@@ -113,6 +116,7 @@ class Observation:
             },
             busy=frozenset(data.get("busy", ())),
             hands=int(data.get("hands", 0)),
+            reach={_cell(k): str(p) for k, p in data.get("reach", {}).items()},
         )
 
 

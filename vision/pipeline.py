@@ -61,10 +61,12 @@ class Pipeline:
         start = time.perf_counter()
         gate = self.gate.process(image, t)
         detected = time.perf_counter()
-        busy_boxes = [*gate.moving, *gate.stale]  # stale boxes are old: wait as for motion
         fresh = None if gate.full else gate.windows
-        observation = self.scene.observe(image, gate.detections, seq, t, busy_boxes, fresh)
+        observation = self.scene.observe(
+            image, gate.detections, seq, t, gate.moving, fresh, gate.stale
+        )
         observed = time.perf_counter()
+        self.maker.see(observation)
         changes = self.stabiliser.update(observation)
         events = self.maker.events_for(changes)
         done = time.perf_counter()

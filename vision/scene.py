@@ -67,6 +67,31 @@ class SceneReader:
         self._probe_turn = 0
         """Tile centres (cm) read while looking for the start chamber, found elsewhere."""
 
+    def _reach(self, moving: Sequence[Sequence[float]]) -> dict[Cell, str]:
+        """Cells with an arm's hand over them, by the seat the arm reaches from.
+
+        An arm reaching into the temple moves from its player's seat: the corner of its
+        motion box farthest from the temple lies at the seat (nearest that player's zone),
+        and the opposite corner at the hand.
+        """
+        if self.grid is None or not moving or not self._zone_px:
+            return {}
+        origin = self.calibration.table_to_image_px(np.array([self.grid.origin_mm]))[0]
+        reach: dict[Cell, str] = {}
+        for box in moving:
+            x0, y0, x1, y1 = (float(v) for v in box)
+            corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+            far = int(np.argmax(np.linalg.norm(corners - origin, axis=1)))
+            root, hand = corners[far], corners[(far + 2) % 4]
+            player = max(
+                self._zone_px,
+                key=lambda p: cv2.pointPolygonTest(self._zone_px[p], tuple(root), True),
+            )
+            cell = self.grid.cell_of(self.calibration.image_to_table(hand[None])[0])
+            if cell is not None:
+                reach.setdefault(cell, player)
+        return reach
+
     def zone_polygons(self) -> list[np.ndarray]:
         """The players' zones as polygons in frame px (where dice are rolled)."""
         return list(self._zone_px.values())
@@ -81,12 +106,14 @@ class SceneReader:
         t: float,
         moving: Sequence[Sequence[float]] = (),
         redetected: Sequence[Sequence[float]] | None = None,
+        stale: Sequence[Sequence[float]] = (),
     ) -> Observation:
         """Return what the frame shows: dice by player, tiles, gems, figures, busy zones.
 
         `moving`: boxes (px) of what moves in this frame; a zone they touch is busy.
         `redetected`: boxes (px) detected afresh this frame (None: all of it); a cell that
         could not be read is read again only once its part of the picture was.
+        `stale`: boxes (px) whose detections are out of date: a zone they touch is busy too.
         """
         s = self.settings
         detections = one_box_per_die(detections, s.die_conf)
@@ -95,7 +122,7 @@ class SceneReader:
         centres_mm = self.calibration.image_to_table(centres_px) if len(detections) else centres_px
         conf = detections.confidence
         hands = detections[(names == "hand") & (conf >= s.hand_conf)]
-        dice, busy = self._dice(names, centres_mm, conf, [*hands.xyxy, *moving])
+        dice, busy = self._dice(names, centres_mm, conf, [*hands.xyxy, *moving, *stale])
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
         self._forget_reads(redetected)
         if self.grid is None:
@@ -113,6 +140,7 @@ class SceneReader:
             figures=figures,
             busy=frozenset(busy),
             hands=len(hands),
+            reach=self._reach(moving),
         )
 
     # ----- dice ----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ class Table:
         self.gems: dict[tuple[int, int], int] = {}
         self.figures: dict[str, tuple[int, int] | None] = {p: (0, 0) for p in players}
         self.busy: set[str] = set()
+        self.reach: dict[tuple[int, int], str] = {}
         self.events: list[dict[str, Any]] = []
         self.verdicts: list[bool] = []
         self.rolls = 0
@@ -44,7 +45,9 @@ class Table:
                 depot_gems=None,
                 figures=dict(self.figures),
                 busy=frozenset(self.busy),
+                reach=dict(self.reach),
             )
+            self.maker.see(obs)
             for event in self.maker.events_for(self.stabiliser.update(obs)):
                 self.events.append(event)
                 self.verdicts.append(self.game.apply(event).ok)
@@ -222,3 +225,21 @@ def test_black_masks_put_back_elsewhere_are_an_unlock_even_if_a_still_die_reads_
     assert [e["type"] for e in table.events] == ["dice", "unlock"]
     assert table.events[1]["count"] == 1 and table.verdicts == [True, True]
     assert table.game.players["red"].locked == 0
+
+
+def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
+    adventurers = ("adventurer", "adventurer", "adventurer", "key", "torch")
+    placed_by = {}
+    for placer in ("red", "blue"):
+        table = Table()
+        table.roll("red", adventurers)
+        table.roll("blue", adventurers)  # both could discover: only the arm tells who did
+        table.reach = {(0, 1): placer}
+        table.show(3)  # an arm from the placer's seat over the cell
+        table.reach = {}
+        table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+        table.show(6)
+        discover = [e for e in table.events if e["type"] == "discover"]
+        assert len(discover) == 1 and table.verdicts[-1]
+        placed_by[placer] = discover[0]["player"]
+    assert placed_by == {"red": "red", "blue": "blue"}

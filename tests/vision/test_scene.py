@@ -115,3 +115,20 @@ def test_a_cell_is_read_once_until_its_picture_is_seen_afresh(
     assert box is not None
     obs = scene_reader.observe(image, detections, seq=99, t=9.9, redetected=[box])
     assert reader.calls == calls + 1 and obs.tiles[cell].tile != "unknown"
+
+
+def test_an_arm_from_a_seat_reaches_the_cell_under_its_hand(
+    rendered: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    image, scene = rendered
+    calibration, grid = calibration_of(scene), grid_of(scene)
+    players = [z["colour"] for z in scene["zones"]]
+    reader = SceneReader(calibration, players, grid=grid)
+    start_px = calibration.table_to_image_px(np.array([grid.cell_centre((0, 0))]))[0]
+    for zone in calibration.zones:
+        seat_px = calibration.table_to_image_px(np.asarray(zone.polygon_mm)).mean(axis=0)
+        (x0, y0), (x1, y1) = np.minimum(seat_px, start_px), np.maximum(seat_px, start_px)
+        obs = reader.observe(image, truth_detections(scene), 1, 0.0, moving=[(x0, y0, x1, y1)])
+        assert obs.reach == {(0, 0): zone.player}
+    still = reader.observe(image, truth_detections(scene), 2, 0.1)
+    assert still.reach == {}
