@@ -10,15 +10,13 @@ pages; with TEMPLECAM_SCREENSHOTS=docs/screenshots they refresh the README's pic
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from screenshots import screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -49,20 +47,6 @@ def _script_errors(page: Page) -> list[str]:
     return errors
 
 
-def _screenshot_folder() -> Path:
-    """TEMPLECAM_SCREENSHOTS (to refresh the README's pictures), else a temporary folder."""
-    chosen = os.environ.get("TEMPLECAM_SCREENSHOTS")
-    return Path(chosen) if chosen else Path(tempfile.gettempdir()) / "templecam-screenshots"
-
-
-def _screenshot(page: Page, name: str) -> None:
-    folder = _screenshot_folder()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    page.evaluate("window.scrollTo(0, 0)")  # clicks may have scrolled; show the top of the page
-    page.screenshot(path=str(path), full_page=False)
-
-
 def _temple_tiles(live_server: Any) -> set[str]:
     state = live_server.get("/api/state")
     assert isinstance(state, dict)
@@ -76,7 +60,7 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     page.get_by_test_id("player-toggle-blue").click()
     expect(page.get_by_test_id("player-toggle-red")).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_test_id("track-dice")).not_to_be_checked()
-    _screenshot(page, "setup.png")
+    screenshot(page, "setup.png")
     page.get_by_test_id("start-game").click()
     expect(page).to_have_url(re.compile(r"/game$"))
 
@@ -129,7 +113,7 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     expect(label).to_have_text("Game time")
     # No sound card on this server: the browser plays the soundtrack, in step with the clock.
     expect(page.get_by_test_id("audio-status")).to_contain_text("Sound: this browser (in sync")
-    _screenshot(page, "game.png")
+    screenshot(page, "game.png")
     toast.click()  # dismissed, so that it does not hide the countdown alert
     expect(toast).to_have_count(0)
 
@@ -141,7 +125,7 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     must_run = page.get_by_test_id("must-run-back")
     expect(must_run).to_contain_text("red")
     expect(must_run).not_to_contain_text("blue")
-    _screenshot(page, "countdown.png")
+    screenshot(page, "countdown.png")
 
     # Undo takes back the last player event: blue's discovery disappears, red's stays.
     page.get_by_test_id("undo").click()
@@ -172,7 +156,7 @@ def test_past_games_lists_a_game_and_shows_its_replay(page: Page, live_server: A
     expect(rejected).to_contain_text("yellow is not in the exit chamber")
     expect(page.get_by_test_id("replay-outcome")).to_contain_text("RUNNING")
     expect(page.get_by_test_id("replay-state")).to_contain_text("keys to escape")
-    _screenshot(page, "games.png")
+    screenshot(page, "games.png")
 
 
 def test_an_action_on_one_page_appears_live_on_another(chromium: Browser, live_server: Any) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from screenshots import screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -56,6 +57,7 @@ def test_fix_a_misread_roll_from_the_log(page: Page, live_server: Any) -> None:
     expect(page.get_by_test_id("fix-die-4")).to_have_value(T)
     page.get_by_test_id("fix-die-1").select_option(A)
     page.get_by_test_id("fix-die-2").select_option(A)
+    screenshot(page, "fix.png")
     page.get_by_test_id("fix-die-2").press("Enter")
     expect(dialog).to_be_hidden()
     expect(page.get_by_test_id("toast").filter(has_text="Line 2 corrected.")).to_be_visible()
