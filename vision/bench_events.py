@@ -114,10 +114,14 @@ class Score:
     extra: list[dict[str, Any]] = field(default_factory=list)
     rejected: int = 0
     """Events the engine rejected (shown as warnings; they change nothing)."""
+    warmup: float = 0.0
+    """Video seconds until the first frame was through the pipeline: what lay on the table
+    before is the game's start, not a change, and its events count for recovery only."""
+    change_latencies: list[float] = field(default_factory=list)
+    """Latencies of the events that happened after the warm-up (changes on the table)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the figures: recovered share, spurious per minute, latency p50/p95 in ms."""
-        lat = np.asarray(self.latencies) * 1000
         return {
             "true_events": self.true_events,
             "recovered": self.recovered,
@@ -125,11 +129,18 @@ class Score:
             "spurious": self.spurious,
             "spurious_per_minute": round(self.spurious / max(self.minutes, 1e-9), 2),
             "rejected_by_engine": self.rejected,
-            "latency_ms_p50": round(float(np.percentile(lat, 50)), 1) if len(lat) else None,
-            "latency_ms_p95": round(float(np.percentile(lat, 95)), 1) if len(lat) else None,
+            "warmup_s": round(self.warmup, 2),
+            "latency_ms_p50": _percentile(self.change_latencies, 50),
+            "latency_ms_p95": _percentile(self.change_latencies, 95),
+            "latency_ms_p95_with_warmup": _percentile(self.latencies, 95),
             "missed_by_type": dict(Counter(e["type"] for e in self.missed)),
             "spurious_by_type": dict(Counter(e["type"] for e in self.extra)),
         }
+
+
+def _percentile(seconds: Sequence[float], q: float) -> float | None:
+    """The q-th percentile of latencies in seconds, as ms (None when there are none)."""
+    return round(float(np.percentile(np.asarray(seconds) * 1000, q)), 1) if seconds else None
 
 
 def score(
@@ -137,15 +148,17 @@ def score(
     seen: Sequence[tuple[float, dict[str, Any]]],
     minutes: float,
     end_t: float | None = None,
+    warmup: float = 0.0,
 ) -> Score:
     """Match the events the engine accepted (video time, event) to true ones by key, in order.
 
-    True events after `end_t - END_GRACE` (the video's last moments) are not counted.
+    True events after `end_t - END_GRACE` (the video's last moments) are not counted; those
+    before `warmup` count for recovery but not in the change latencies.
     """
     last = float("inf") if end_t is None else end_t - END_GRACE
     truth = [e for e in truth if e.get("type") in COUNTED and float(e.get("t", 0.0)) <= last]
     used = [False] * len(seen)
-    result = Score(len(truth), 0, 0, minutes)
+    result = Score(len(truth), 0, 0, minutes, warmup=warmup)
     for event in truth:
         key, t = event_key(event), float(event.get("t", 0.0))
         for i, (seen_t, candidate) in enumerate(seen):
@@ -155,6 +168,8 @@ def score(
                 used[i] = True
                 result.recovered += 1
                 result.latencies.append(max(0.0, seen_t - t))
+                if t >= warmup:
+                    result.change_latencies.append(max(0.0, seen_t - t))
                 break
         else:
             result.missed.append(event)
@@ -322,6 +337,8 @@ def run_game_video(
             start["video_t"] = frame.source_t or 0.0
             timings.append(loop.step(frame).ms["total"])
             now = time.monotonic()
+            if "ready" not in start:
+                start["ready"] = (now - start["t0"]) if realtime else start["video_t"]
             if now - last_memory >= 1.0:
                 last_memory = now
                 memory.append(_rss_mb())
@@ -330,7 +347,8 @@ def run_game_video(
                     progress(min(1.0, done / duration))
         state = grabber.state()
     ms = timings or [0.0]
-    result = score(game_video.events, seen, (duration or 60.0) / 60.0, end_t=duration)
+    minutes = (duration or 60.0) / 60.0
+    result = score(game_video.events, seen, minutes, end_t=duration, warmup=start.get("ready", 0))
     result.rejected = len(rejected)
     return RunResult(
         score=result,

@@ -115,7 +115,9 @@ def run_events(args: argparse.Namespace) -> int:
             f"({figures['spurious_per_minute']}/min)"
         )
         print(
-            f"  latency p50 {figures['latency_ms_p50']} ms, p95 {figures['latency_ms_p95']} ms; "
+            f"  latency of changes p50 {figures['latency_ms_p50']} ms, "
+            f"p95 {figures['latency_ms_p95']} ms (after a {figures['warmup_s']} s warm-up; "
+            f"p95 {figures['latency_ms_p95_with_warmup']} ms with it); "
             f"pipeline median {figures['pipeline_ms_median']} ms/frame"
         )
         print(

@@ -47,6 +47,21 @@ def test_the_score_matches_by_player_cell_and_values() -> None:
     assert event_key(truth[0]) == event_key(seen[0][1])
 
 
+def test_what_lay_on_the_table_at_the_start_is_no_change_for_the_latency() -> None:
+    truth = [
+        {"type": "dice", "player": "red", "faces": ["key"], "t": 0.0},  # before the first frame
+        {"type": "dice", "player": "red", "faces": ["torch"], "t": 5.0},
+    ]
+    seen = [
+        (1.5, {"type": "dice", "player": "red", "faces": ["key"]}),
+        (5.25, {"type": "dice", "player": "red", "faces": ["torch"]}),
+    ]
+    result = score(truth, seen, minutes=0.1, warmup=1.2)
+    assert result.recovered == 2 and result.change_latencies == [0.25]
+    figures = result.to_json()
+    assert figures["latency_ms_p95"] == 250.0 and figures["latency_ms_p95_with_warmup"] > 1000
+
+
 def test_the_whole_pipeline_plays_a_game_video_in_real_time(game_folder: Path) -> None:
     video = GameVideo.load(game_folder)
     detector, _ = live_detector()
