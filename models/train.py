@@ -2,7 +2,7 @@
 
 `train(TrainConfig(...))` trains from `models/yolo-templecam.yaml` (no pretrained download) or
 fine-tunes a local .pt, optionally on full-resolution tiles (`models.tiles`), then writes
-`out/best.pt`, `out/best.onnx` (static input, no NMS: output (1, 4 + nc, anchors)) and
+`out/best.pt`, `out/best.onnx` (dynamic input, no NMS: output (batch, 4 + nc, anchors)) and
 `out/metrics.json`, which the detector reads for `imgsz`, `tile` and `names`.
 """
 

@@ -9,9 +9,10 @@ from pathlib import Path
 from templecam.errors import UserError
 
 _DESCRIPTION = """\
-Export Ultralytics detection weights (.pt) to ONNX, offline: a static 1x3xN x N input, no NMS
-inside the model (output 1 x (4 + classes) x anchors), opset 17, with the class names, input
-size and training tile size in its metadata. The file is written under a temporary name and
+Export Ultralytics detection weights (.pt) to ONNX, offline: a dynamic input (batch x 3 x H x W,
+any multiple of 32; --imgsz is its nominal size), no NMS inside the model (output batch x
+(4 + classes) x anchors), opset 17, with the class names, input size and training tile size
+in its metadata. The file is written under a temporary name and
 moved into place."""
 
 

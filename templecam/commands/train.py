@@ -15,11 +15,11 @@ if TYPE_CHECKING:
 
 _DESCRIPTION = """\
 Train the table detector with Ultralytics, fully offline (nothing is downloaded or installed),
-from models/yolo-templecam.yaml or from --base weights, then export it to ONNX (static input,
-no NMS inside) and write DIR/best.pt, DIR/best.onnx and DIR/metrics.json (validation mAP,
-per-class AP, image and tile size, class names). With --tile N (default 640) the frames are
-first cut into overlapping N px tiles at full resolution, so that small objects such as dice
-keep their real size; --tile 0 trains on whole frames. The run itself is in DIR/run
+from models/yolo-templecam.yaml or from --base weights, then export it to ONNX (dynamic
+input size, no NMS inside) and write DIR/best.pt, DIR/best.onnx and DIR/metrics.json
+(validation mAP, per-class AP, image and tile size, class names). With --tile N (default 640)
+the frames are first cut into overlapping N px tiles at full resolution, so that small objects
+such as dice keep their real size; --tile 0 trains on whole frames. The run itself is in DIR/run
 (--resume continues DIR/run/weights/last.pt).
 
 With --faces it trains the second-stage die-face classifier instead (models/yolo-faces-cls.yaml):
