@@ -13,6 +13,7 @@ treats it as busy.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -53,6 +54,9 @@ class MotionSettings:
     waits for the next frames, so that no frame takes long."""
     focus_seconds: float = 1.0
     """A change in a focus area (a player's zone) goes before changes this much older."""
+    still_seconds: float = 0.1
+    """A region is still only when it has not changed over at least this long (at a high frame
+    rate two frames in a row can hardly differ while a die slowly comes to rest)."""
     refresh_seconds: float = 10.0
     """Re-detect everything that stands still at least this often (slow light changes)."""
 
@@ -91,6 +95,15 @@ class MotionGate:
         self._dirty_since: np.ndarray | None = None
         self._detections: Detections | None = None
         self._last_refresh = -np.inf
+        self._history: deque[tuple[float, np.ndarray]] = deque()
+
+    def _older_than(self, when: float) -> np.ndarray | None:
+        """The newest remembered small frame from `when` or before (older ones are dropped)."""
+        while len(self._history) > 1 and self._history[1][0] <= when:
+            self._history.popleft()
+        if self._history and self._history[0][0] <= when:
+            return self._history[0][1]
+        return None
 
     def process(self, frame: np.ndarray, t: float) -> GateResult:
         """Return detections for the frame, re-detecting what changed and is still now."""
@@ -106,7 +119,11 @@ class MotionGate:
         assert self._reference is not None and self._dirty is not None
         assert self._dirty_since is not None
         moving_mask = self._mask(cv2.absdiff(small, self._previous))
+        older = self._older_than(t - s.still_seconds)
+        if older is not None and older is not self._previous:
+            moving_mask |= self._mask(cv2.absdiff(small, older))
         self._previous = small
+        self._history.append((t, small))
         changed = self._mask(cv2.absdiff(small, self._reference))
         if t - self._last_refresh >= s.refresh_seconds:
             changed[:] = True
@@ -237,6 +254,7 @@ class MotionGate:
         self._dirty = np.zeros(small.shape, bool)
         self._dirty_since = np.full(small.shape, np.inf)
         self._last_refresh = t
+        self._history = deque([(t, small)])
         return GateResult(self._detections, ((0, 0, w, h),), True)
 
     def _clean(self, window: Window, small: np.ndarray) -> None:
