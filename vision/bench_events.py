@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import resource
 import time
@@ -335,6 +336,8 @@ def run_game_video(
                 start["t0"] = frame.t - (frame.source_t or 0.0)
             last_seq = frame.seq
             start["video_t"] = frame.source_t or 0.0
+            if not realtime:  # every frame, however long: the pipeline lives in video time
+                frame = dataclasses.replace(frame, t=frame.source_t or 0.0)
             timings.append(loop.step(frame).ms["total"])
             now = time.monotonic()
             if "ready" not in start:
