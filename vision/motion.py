@@ -54,7 +54,7 @@ class MotionSettings:
     waits for the next frames, so that no frame takes long."""
     focus_seconds: float = 1.0
     """A change in a focus area (a player's zone) goes before changes this much older."""
-    still_seconds: float = 0.1
+    still_seconds: float = 0.15
     """A region is still only when it has not changed over at least this long (at a high frame
     rate two frames in a row can hardly differ while a die slowly comes to rest)."""
     refresh_seconds: float = 10.0
@@ -98,12 +98,11 @@ class MotionGate:
         self._history: deque[tuple[float, np.ndarray]] = deque()
 
     def _older_than(self, when: float) -> np.ndarray | None:
-        """The newest remembered small frame from `when` or before (older ones are dropped)."""
+        """The newest remembered small frame from `when` or before, else the oldest one (older
+        ones are dropped)."""
         while len(self._history) > 1 and self._history[1][0] <= when:
             self._history.popleft()
-        if self._history and self._history[0][0] <= when:
-            return self._history[0][1]
-        return None
+        return self._history[0][1] if self._history else None
 
     def process(self, frame: np.ndarray, t: float) -> GateResult:
         """Return detections for the frame, re-detecting what changed and is still now."""
