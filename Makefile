@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(BIN)/pytest
 
 screenshots: $(STAMP)
-	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py tests/server/test_corrections_browser.py
+	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py tests/server/test_corrections_browser.py tests/server/test_vision_browser.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .

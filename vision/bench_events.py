@@ -242,7 +242,7 @@ def run_truth_observations(game_video: GameVideo, frames_jsonl: Path) -> Score:
     return result
 
 
-def _rss_mb() -> float:
+def rss_mb() -> float:
     """Resident memory of this process now, in MB (Linux /proc; else the peak)."""
     try:
         pages = int(Path("/proc/self/statm").read_text().split()[1])
@@ -344,7 +344,7 @@ def run_game_video(
                 start["ready"] = (now - start["t0"]) if realtime else start["video_t"]
             if now - last_memory >= 1.0:
                 last_memory = now
-                memory.append(_rss_mb())
+                memory.append(rss_mb())
                 if progress is not None and duration:
                     done = (now - start["t0"]) if realtime else start["video_t"]
                     progress(min(1.0, done / duration))

@@ -19,7 +19,7 @@ import numpy as np
 from calibration.enrollment import TileLibrary
 from rules.engine import Game
 from vision.annotate import annotate, to_jpeg
-from vision.bench_events import GameVideo, _rss_mb
+from vision.bench_events import GameVideo, rss_mb
 from vision.detector import Detector
 from vision.pipeline import FrameResult, FrameRunner, build_pipeline
 from vision.scene import SceneReader
@@ -222,7 +222,7 @@ def _close(
     return SoakInterval(
         end_s=now - start,
         seconds=span,
-        rss_mb=_rss_mb(),
+        rss_mb=rss_mb(),
         grabbed=state.frames,
         processed=runner.stats.frames,
         dropped=state.dropped,

@@ -17,7 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="measure speed (medians) on this machine",
-        description="Run a benchmark and print its medians. Targets: rules, vision, events, tiles.",
+        description=(
+            "Run a benchmark and print its medians. Targets: rules, vision, events, soak, tiles."
+        ),
     )
     targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
     rules = targets.add_parser(

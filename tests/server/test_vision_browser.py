@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from conftest import SHORT_TIMELINE, ServerProcess, free_port
 from playwright.sync_api import Browser, expect
-from test_browser import VIEWPORT, _screenshot, _script_errors
+from screenshots import screenshot
+from test_browser import VIEWPORT, _script_errors
 
 pytestmark = pytest.mark.browser
 
@@ -44,7 +45,7 @@ def test_the_demo_game_plays_with_the_annotated_video(chromium: Browser, demo_se
         )
         assert video.evaluate("img => img.naturalWidth") == 960
         expect(page.get_by_test_id("camera-status")).to_contain_text("vision")
-        _screenshot(page, "vision.png")
+        screenshot(page, "vision.png")
     finally:
         context.close()
     assert not errors, f"the page's scripts failed: {errors}"
