@@ -64,33 +64,8 @@ class SceneReader:
         self._tile_cache: dict[Cell, SeenTile] = {}
         self._unreadable: set[Cell] = set()
         self._probed: set[tuple[int, int]] = set()
-        self._probe_turn = 0
         """Tile centres (cm) read while looking for the start chamber, found elsewhere."""
-
-    def _reach(self, moving: Sequence[Sequence[float]]) -> dict[Cell, str]:
-        """Cells with an arm's hand over them, by the seat the arm reaches from.
-
-        An arm reaching into the temple moves from its player's seat: the corner of its
-        motion box farthest from the temple lies at the seat (nearest that player's zone),
-        and the opposite corner at the hand.
-        """
-        if self.grid is None or not moving or not self._zone_px:
-            return {}
-        origin = self.calibration.table_to_image_px(np.array([self.grid.origin_mm]))[0]
-        reach: dict[Cell, str] = {}
-        for box in moving:
-            x0, y0, x1, y1 = (float(v) for v in box)
-            corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
-            far = int(np.argmax(np.linalg.norm(corners - origin, axis=1)))
-            root, hand = corners[far], corners[(far + 2) % 4]
-            player = max(
-                self._zone_px,
-                key=lambda p: cv2.pointPolygonTest(self._zone_px[p], tuple(root), True),
-            )
-            cell = self.grid.cell_of(self.calibration.image_to_table(hand[None])[0])
-            if cell is not None:
-                reach.setdefault(cell, player)
-        return reach
+        self._probe_turn = 0
 
     def zone_polygons(self) -> list[np.ndarray]:
         """The players' zones as polygons in frame px (where dice are rolled)."""
@@ -191,7 +166,7 @@ class SceneReader:
             self._unreadable.clear()
             self._probed.clear()
             return
-        self._unreadable -= {c for c in self._unreadable if _cell_meets(c, redetected, self)}
+        self._unreadable -= {c for c in self._unreadable if self._cell_meets(c, redetected)}
         if self._probed:
             spots = sorted(self._probed)
             px = self.calibration.table_to_image_px(np.array(spots, np.float64) * 10)
@@ -251,6 +226,31 @@ class SceneReader:
             for cell, conf in placed.items()
         }
 
+    def _reach(self, moving: Sequence[Sequence[float]]) -> dict[Cell, str]:
+        """Cells with an arm's hand over them, by the seat the arm reaches from.
+
+        An arm reaching into the temple moves from its player's seat: the corner of its
+        motion box farthest from the temple lies at the seat (nearest that player's zone),
+        and the opposite corner at the hand.
+        """
+        if self.grid is None or not moving or not self._zone_px:
+            return {}
+        origin = self.calibration.table_to_image_px(np.array([self.grid.origin_mm]))[0]
+        reach: dict[Cell, str] = {}
+        for box in moving:
+            x0, y0, x1, y1 = (float(v) for v in box)
+            corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+            far = int(np.argmax(np.linalg.norm(corners - origin, axis=1)))
+            root, hand = corners[far], corners[(far + 2) % 4]
+            player = max(
+                self._zone_px,
+                key=lambda p: cv2.pointPolygonTest(self._zone_px[p], tuple(root), True),
+            )
+            cell = self.grid.cell_of(self.calibration.image_to_table(hand[None])[0])
+            if cell is not None:
+                reach.setdefault(cell, player)
+        return reach
+
     def cell_box_px(self, cell: Cell) -> tuple[float, float, float, float] | None:
         """The box (frame px) around a cell of the temple grid; None before the grid is found."""
         if self.grid is None:
@@ -258,6 +258,14 @@ class SceneReader:
         corners = self.calibration.table_to_image_px(self.grid.cell_corners(cell, 0.0))
         (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
         return float(x0), float(y0), float(x1), float(y1)
+
+    def _cell_meets(self, cell: Cell, boxes: Sequence[Sequence[float]]) -> bool:
+        """Tell whether a cell's box overlaps any of the boxes (frame px)."""
+        box = self.cell_box_px(cell)
+        if box is None:
+            return True
+        x0, y0, x1, y1 = box
+        return any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in boxes)
 
     def _read_cell(self, frame: np.ndarray, grid: Grid, cell: Cell) -> SeenTile | None:
         assert self.tile_reader is not None
@@ -314,12 +322,3 @@ def _box_meets_polygon(box: np.ndarray, polygon: np.ndarray) -> bool:
     rect = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32)
     area, _ = cv2.intersectConvexConvex(rect, polygon.reshape(-1, 2).astype(np.float32))
     return area > 0
-
-
-def _cell_meets(cell: Cell, boxes: Sequence[Sequence[float]], scene: SceneReader) -> bool:
-    """Tell whether a cell's box overlaps any of the boxes (frame px)."""
-    box = scene.cell_box_px(cell)
-    if box is None:
-        return True
-    x0, y0, x1, y1 = box
-    return any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in boxes)
