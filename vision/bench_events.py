@@ -153,10 +153,12 @@ def score(
 ) -> Score:
     """Match the events the engine accepted (video time, event) to true ones by key, in order.
 
-    True events after `end_t - END_GRACE` (the video's last moments) are not counted; those
-    before `warmup` count for recovery but not in the change latencies.
+    True events after `end_t - END_GRACE` (the video's last moments) are not counted, and
+    neither is seeing them; those before `warmup` count for recovery but not in the change
+    latencies.
     """
     last = float("inf") if end_t is None else end_t - END_GRACE
+    late = [e for e in truth if e.get("type") in COUNTED and float(e.get("t", 0.0)) > last]
     truth = [e for e in truth if e.get("type") in COUNTED and float(e.get("t", 0.0)) <= last]
     used = [False] * len(seen)
     result = Score(len(truth), 0, 0, minutes, warmup=warmup)
@@ -174,6 +176,12 @@ def score(
                 break
         else:
             result.missed.append(event)
+    for event in late:  # not counted, so seeing it in time is no spurious event either
+        for i, (seen_t, candidate) in enumerate(seen):
+            if not used[i] and event_key(candidate) == event_key(event):
+                used[i] = TIME_WINDOW[0] <= seen_t - float(event.get("t", 0.0)) <= TIME_WINDOW[1]
+                if used[i]:
+                    break
     result.extra = [e for (_, e), u in zip(seen, used, strict=True) if not u]
     result.spurious = len(result.extra)
     return result

@@ -47,6 +47,21 @@ def test_the_score_matches_by_player_cell_and_values() -> None:
     assert event_key(truth[0]) == event_key(seen[0][1])
 
 
+def test_an_event_in_the_last_moments_is_neither_counted_nor_spurious() -> None:
+    truth = [
+        {"type": "dice", "player": "red", "faces": ["key"], "t": 5.0},
+        {"type": "dice", "player": "red", "faces": ["torch"], "t": 29.8},  # the video ends at 30
+    ]
+    seen = [
+        (5.2, {"type": "dice", "player": "red", "faces": ["key"]}),
+        (29.9, {"type": "dice", "player": "red", "faces": ["torch"]}),
+        (29.9, {"type": "dice", "player": "blue", "faces": ["torch"]}),  # nothing like it
+    ]
+    result = score(truth, seen, minutes=0.5, end_t=30.0)
+    assert (result.true_events, result.recovered, result.spurious) == (1, 1, 1)
+    assert result.extra == [seen[2][1]]
+
+
 def test_what_lay_on_the_table_at_the_start_is_no_change_for_the_latency() -> None:
     truth = [
         {"type": "dice", "player": "red", "faces": ["key"], "t": 0.0},  # before the first frame
