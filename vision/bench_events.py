@@ -75,6 +75,23 @@ class GameVideo:
         calibration = TableCalibration.load(paths["calibration.json"])
         return cls(paths["game.mp4"], lines[0], lines[1:], calibration, _truth_grid(root))
 
+    def scene(self, players: Sequence[str]) -> SceneReader:
+        """A scene stage for this video: its calibration, the packaged tiles."""
+        reader = EnrolledTileReader(TileLibrary.default())
+        return SceneReader(self.calibration, players, tile_reader=reader)
+
+    def frame_rate(self) -> tuple[float, int]:
+        """(frames per second, frame count) as the video file says; 0 where it does not."""
+        import cv2
+
+        capture = cv2.VideoCapture(str(self.video))
+        try:
+            fps = capture.get(cv2.CAP_PROP_FPS)
+            frames = capture.get(cv2.CAP_PROP_FRAME_COUNT)
+            return (float(fps) if 0 < fps < 1000 else 0.0), max(0, int(frames))
+        finally:
+            capture.release()
+
 
 def _truth_grid(root: Path) -> Grid | None:
     """The temple grid that truth.json gives, if the folder has a readable one."""
@@ -163,28 +180,32 @@ def score(
     used = [False] * len(seen)
     result = Score(len(truth), 0, 0, minutes, warmup=warmup)
     for event in truth:
-        key, t = event_key(event), float(event.get("t", 0.0))
-        for i, (seen_t, candidate) in enumerate(seen):
-            if used[i] or event_key(candidate) != key:
-                continue
-            if TIME_WINDOW[0] <= seen_t - t <= TIME_WINDOW[1]:
-                used[i] = True
-                result.recovered += 1
-                result.latencies.append(max(0.0, seen_t - t))
-                if t >= warmup:
-                    result.change_latencies.append(max(0.0, seen_t - t))
-                break
-        else:
+        latency = _match(event, seen, used)
+        if latency is None:
             result.missed.append(event)
+            continue
+        result.recovered += 1
+        result.latencies.append(latency)
+        if float(event.get("t", 0.0)) >= warmup:
+            result.change_latencies.append(latency)
     for event in late:  # not counted, so seeing it in time is no spurious event either
-        for i, (seen_t, candidate) in enumerate(seen):
-            if not used[i] and event_key(candidate) == event_key(event):
-                used[i] = TIME_WINDOW[0] <= seen_t - float(event.get("t", 0.0)) <= TIME_WINDOW[1]
-                if used[i]:
-                    break
+        _match(event, seen, used)
     result.extra = [e for (_, e), u in zip(seen, used, strict=True) if not u]
     result.spurious = len(result.extra)
     return result
+
+
+def _match(
+    event: dict[str, Any], seen: Sequence[tuple[float, dict[str, Any]]], used: list[bool]
+) -> float | None:
+    """Mark the first unused seen event that is the true `event` in time; return its latency."""
+    key, t = event_key(event), float(event.get("t", 0.0))
+    for i, (seen_t, candidate) in enumerate(seen):
+        in_time = TIME_WINDOW[0] <= seen_t - t <= TIME_WINDOW[1]
+        if not used[i] and in_time and event_key(candidate) == key:
+            used[i] = True
+            return max(0.0, seen_t - t)
+    return None
 
 
 def observation_from_truth(frame: dict[str, Any], grid: Grid | None = None) -> Observation:
@@ -306,9 +327,7 @@ def run_game_video(
     """
     game = Game.from_setup_line(game_video.setup)
     players = list(game.players)
-    scene = SceneReader(
-        game_video.calibration, players, tile_reader=EnrolledTileReader(TileLibrary.default())
-    )
+    scene = game_video.scene(players)
     pipeline = build_pipeline(detector, scene, lambda: game)
     seen: list[tuple[float, dict[str, Any]]] = []
     rejected: list[tuple[dict[str, Any], str]] = []
@@ -329,7 +348,7 @@ def run_game_video(
             to_jpeg(annotate(image, result, game_video.calibration, scene.grid))
 
     source = open_source(str(game_video.video))
-    duration = _duration(game_video.video)
+    duration = _duration(game_video)
     with Grabber(source, realtime=realtime) as grabber:
         loop = FrameRunner(pipeline, deliver, stream)
         last_seq: int | None = None
@@ -373,13 +392,6 @@ def run_game_video(
     )
 
 
-def _duration(video: Path) -> float | None:
-    import cv2
-
-    capture = cv2.VideoCapture(str(video))
-    try:
-        fps = capture.get(cv2.CAP_PROP_FPS)
-        frames = capture.get(cv2.CAP_PROP_FRAME_COUNT)
-        return frames / fps if fps > 0 and frames > 0 else None
-    finally:
-        capture.release()
+def _duration(game_video: GameVideo) -> float | None:
+    fps, frames = game_video.frame_rate()
+    return frames / fps if fps > 0 and frames > 0 else None

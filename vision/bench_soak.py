@@ -16,16 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from calibration.enrollment import TileLibrary
 from rules.engine import Game
 from vision.annotate import annotate, to_jpeg
 from vision.bench_events import GameVideo, rss_mb
 from vision.detector import Detector
 from vision.pipeline import FrameResult, FrameRunner, build_pipeline
-from vision.scene import SceneReader
 from vision.source_grabber import Grabber
 from vision.sources import open_source
-from vision.tile_reader import EnrolledTileReader
 
 log = logging.getLogger(__name__)
 
@@ -144,11 +141,7 @@ def run_soak(
     if not seconds > 0 or not every > 0:
         raise ValueError("seconds and every must be positive")
     game = Game.from_setup_line(game_video.setup)
-    scene = SceneReader(
-        game_video.calibration,
-        list(game.players),
-        tile_reader=EnrolledTileReader(TileLibrary.default()),
-    )
+    scene = game_video.scene(list(game.players))
     counts = {"accepted": 0, "rejected": 0}
 
     def deliver(event: dict[str, Any]) -> None:
@@ -201,7 +194,7 @@ def run_soak(
         progress(1.0)
     return SoakResult(
         video=str(game_video.video.parent),
-        source_fps=_video_fps(game_video),
+        source_fps=game_video.frame_rate()[0],
         stream=stream_video,
         intervals=intervals,
         seconds=now - start,
@@ -241,18 +234,6 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
-
-
-def _video_fps(game_video: GameVideo) -> float:
-    """The frame rate the video file says it plays at (0 when it does not say)."""
-    import cv2
-
-    capture = cv2.VideoCapture(str(game_video.video))
-    try:
-        fps = capture.get(cv2.CAP_PROP_FPS)
-        return float(fps) if 0 < fps < 1000 else 0.0
-    finally:
-        capture.release()
 
 
 def format_report(result: SoakResult) -> str:
