@@ -89,7 +89,6 @@ class MotionGate:
         self.settings = settings or MotionSettings()
         self.focus = [np.asarray(p, np.float32).reshape(-1, 2) for p in focus]
         self._focus_mask: np.ndarray | None = None
-        self._previous: np.ndarray | None = None
         self._reference: np.ndarray | None = None
         self._dirty: np.ndarray | None = None
         self._dirty_since: np.ndarray | None = None
@@ -109,19 +108,15 @@ class MotionGate:
         s = self.settings
         h, w = frame.shape[:2]
         small = self._small(frame)
-        if (
-            self._detections is None
-            or self._previous is None
-            or self._previous.shape != small.shape
-        ):
+        previous = self._history[-1][1] if self._history else None
+        if self._detections is None or previous is None or previous.shape != small.shape:
             return self._full(frame, small, t)
         assert self._reference is not None and self._dirty is not None
         assert self._dirty_since is not None
-        moving_mask = self._mask(cv2.absdiff(small, self._previous))
+        moving_mask = self._mask(cv2.absdiff(small, previous))
         older = self._older_than(t - s.still_seconds)
-        if older is not None and older is not self._previous:
+        if older is not None and older is not previous:
             moving_mask |= self._mask(cv2.absdiff(small, older))
-        self._previous = small
         self._history.append((t, small))
         changed = self._mask(cv2.absdiff(small, self._reference))
         if t - self._last_refresh >= s.refresh_seconds:
@@ -248,7 +243,6 @@ class MotionGate:
     def _full(self, frame: np.ndarray, small: np.ndarray, t: float) -> GateResult:
         h, w = frame.shape[:2]
         self._detections = self.detect(frame)
-        self._previous = small
         self._reference = small.copy()
         self._dirty = np.zeros(small.shape, bool)
         self._dirty_since = np.full(small.shape, np.inf)
