@@ -11,6 +11,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.finite import non_finite_path, not_finite_message
 from rules.game_setup import SPARE_GEMS, Setup, parse_cell, parse_setup
 from rules.temple import PlacedTile, Temple
 from rules.vocabulary import (
@@ -95,6 +96,8 @@ class JudgedLine(NamedTuple):
     """The line of the last correction of this line; None when it was never corrected."""
     replacement: Mapping[str, Any] | None = None
     """The event as corrected; None when the line was struck out or never corrected."""
+    undone_by: int | None = None
+    """The line of the accepted undo that took this line back; None when no undo did."""
 
     @property
     def struck(self) -> bool:
@@ -145,9 +148,14 @@ class Game:
         self.outcome = "running"
         self.accepted: list[Mapping[str, Any]] = []
         """The accepted events that make the current state, in order (undone ones removed)."""
+        self.accepted_lines: list[int] = []
+        """The record line of each event in `accepted` (a corrected event keeps its line)."""
         self.lines: list[JudgedLine] = []
         """Every event line given so far, accepted or rejected, in order."""
         self._fixes: dict[int, tuple[int, Mapping[str, Any] | None]] = {}
+        self._undone: dict[int, int] = {}
+        """Each undo line judged so far -> the line it took back, bound once for good: a
+        correction or a replay re-judges the undo against that line, never a later "last"."""
         self._line_now = 2
 
     @classmethod
@@ -214,7 +222,11 @@ class Game:
     def copy(self) -> Game:
         """Return an independent copy (for what-if questions and undo)."""
         # Past lines and accepted events are never changed in place: the copy shares them.
-        memo = {id(self.lines): list(self.lines), id(self.accepted): list(self.accepted)}
+        memo = {
+            id(self.lines): list(self.lines),
+            id(self.accepted): list(self.accepted),
+            id(self.accepted_lines): list(self.accepted_lines),
+        }
         return copy.deepcopy(self, memo)
 
     # ----- applying events -----------------------------------------------------------------
@@ -228,7 +240,27 @@ class Game:
             raise ValueError(f"line {number} cannot follow line {last}")
         verdict = self._judge(event, number)
         self.lines.append(JudgedLine(number, event, verdict, verdict))
+        self._mark_undone(number, verdict)
         return verdict
+
+    def undo_target(self) -> int | None:
+        """Return the line an undo would take back now (the last accepted event that the clock
+        did not emit), or None when there is nothing to undo."""
+        if self.outcome == "lost":
+            return None
+        for line, event in zip(reversed(self.accepted_lines), reversed(self.accepted), strict=True):
+            if event.get("type") not in CLOCK_EVENTS:
+                return line
+        return None
+
+    def _mark_undone(self, number: int, verdict: Verdict) -> None:
+        """Mark the line that the accepted undo on line `number` took back (if it is one)."""
+        target = self._undone.get(number)
+        if target is None or not verdict.ok:
+            return
+        index = bisect_left(self.lines, target, key=lambda judged: judged.line)
+        if index < len(self.lines) and self.lines[index].line == target:
+            self.lines[index] = self.lines[index]._replace(undone_by=number)
 
     def _judge(self, event: Any, line: int) -> Verdict:
         self._line_now = line
@@ -239,11 +271,15 @@ class Game:
             return Verdict(False, rejection.reason)
         if event["type"] not in RECORD_EDITS:
             self.accepted.append(event)
+            self.accepted_lines.append(line)
         return Verdict(True)
 
     def _handler_for(self, event: Any) -> Callable[[Mapping[str, Any]], None]:
         if not isinstance(event, Mapping):
             raise Rejection("an event must be a JSON object with a 'type'")
+        where = non_finite_path(event)
+        if where is not None:
+            raise Rejection(not_finite_message(f"'{where}'"))
         kind = event.get("type")
         if kind == "setup":
             raise Rejection("the setup may only be the first line of a game record")
@@ -558,23 +594,43 @@ class Game:
         self.outcome = "lost"
 
     def _undo(self, event: Mapping[str, Any]) -> None:
-        """Take back the last accepted event that the clock did not emit."""
-        for index in range(len(self.accepted) - 1, -1, -1):
-            if self.accepted[index].get("type") not in CLOCK_EVENTS:
-                break
-        else:
-            raise Rejection("there is nothing to undo")
-        kept = self.accepted[:index] + self.accepted[index + 1 :]
+        """Take back the last accepted event that the clock did not emit.
+
+        The line taken back is bound to the undo when it is first judged (`line`, when given,
+        must name it): re-judged after a correction, the undo takes back that same line, or
+        nothing when that line is no longer in effect, never another one.
+        """
+        target = self._undone.get(self._line_now)
+        if target is None:
+            target = self.undo_target()
+            if target is None:
+                raise Rejection("there is nothing to undo")
+            if "line" in event:
+                named = self._whole(event, "line")
+                if named != target:
+                    raise Rejection(
+                        f"line {named} is not the last action (line {target} is): undo takes "
+                        "back the last one; use Fix to change an earlier one"
+                    )
+            self._undone[self._line_now] = target
+        if target not in self.accepted_lines:
+            return  # a correction already took that line out of the game: nothing left to undo
+        kept = [
+            (line, earlier)
+            for line, earlier in zip(self.accepted_lines, self.accepted, strict=True)
+            if line != target
+        ]
         rebuilt = Game(self.setup)
-        for earlier in kept:
-            rebuilt._judge(earlier, self._line_now)
+        for line, earlier in kept:
+            rebuilt._judge(earlier, line)
         self._take_state(rebuilt)
 
     def _take_state(self, other: Game) -> None:
-        """Take over another game's state, keeping this game's record lines and corrections."""
-        lines, fixes, line_now = self.lines, self._fixes, self._line_now
+        """Take over another game's state, keeping this game's record lines, corrections and
+        undos."""
+        lines, fixes, undone, line_now = self.lines, self._fixes, self._undone, self._line_now
         self.__dict__.update(other.__dict__)
-        self.lines, self._fixes, self._line_now = lines, fixes, line_now
+        self.lines, self._fixes, self._undone, self._line_now = lines, fixes, undone, line_now
 
     # ----- corrections ---------------------------------------------------------------------
 
@@ -647,7 +703,9 @@ class Game:
         """Return the game rebuilt from the setup by replaying the record as `fixes` correct it."""
         rebuilt = Game(self.setup)
         rebuilt._fixes = fixes
-        for judged in self.lines:
+        rebuilt._undone = dict(self._undone)
+        for earlier in self.lines:
+            judged = earlier._replace(undone_by=None)
             written = judged.event
             if isinstance(written, Mapping) and written.get("type") == "correct":
                 rebuilt.lines.append(judged)  # judged once: its effect is in `fixes`
@@ -656,6 +714,7 @@ class Game:
             if fix is None:
                 verdict = rebuilt._judge(written, judged.line)
                 rebuilt.lines.append(judged._replace(verdict=verdict))
+                rebuilt._mark_undone(judged.line, verdict)
                 continue
             by, replacement = fix
             if replacement is None:

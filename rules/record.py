@@ -9,6 +9,7 @@ from typing import Any
 
 from rules.engine import Game, Verdict
 from rules.errors import RecordError
+from rules.finite import NotFiniteError, loads_finite
 
 
 @dataclass(frozen=True)
@@ -36,15 +37,18 @@ class Replay:
 
 
 def parse_lines(lines: Iterable[str]) -> list[RecordLine]:
-    """Parse JSON Lines, skipping blank lines; raise `RecordError` naming the first bad line."""
+    """Parse JSON Lines, skipping blank lines; raise `RecordError` naming the first bad line
+    (not JSON, or a number JSON does not have: NaN, Infinity, 1e999)."""
     parsed: list[RecordLine] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         try:
-            parsed.append(RecordLine(number, json.loads(text)))
+            parsed.append(RecordLine(number, loads_finite(text)))
         except json.JSONDecodeError as error:
             raise RecordError(f"line {number} is not valid JSON ({error.msg})") from None
+        except NotFiniteError as error:
+            raise RecordError(f"line {number} is not valid JSON: {error}") from None
     return parsed
 
 

@@ -286,7 +286,12 @@ async def _state_events(session: Session, request: Request) -> AsyncIterator[str
             state = await asyncio.to_thread(dashboard_state, session)
             sent = state["version"]
             quiet = 0.0
-            yield f"data: {json.dumps(state)}\n\n"
+            try:
+                yield f"data: {json.dumps(state, allow_nan=False)}\n\n"
+            except ValueError as error:  # a page must never get JSON it cannot parse
+                log.error("the dashboard state cannot be sent: %s", error)
+                problem = {"detail": f"the server cannot send the game's state ({error})"}
+                yield f"event: problem\ndata: {json.dumps(problem)}\n\n"
         elif quiet >= STREAM_KEEPALIVE_SECONDS:
             quiet = 0.0
             yield ": keep-alive\n\n"

@@ -48,7 +48,9 @@ def dashboard_state(session: Session) -> dict[str, Any]:
         view["game"] = _game_view(game, phase.countdown)
         view["log"] = log
         view["warnings"] = [
-            entry for entry in log if not entry["ok"] and entry["corrected_by"] is None
+            entry
+            for entry in log
+            if not entry["ok"] and entry["corrected_by"] is None and entry["undone_by"] is None
         ][-WARNINGS_SHOWN:]
         return view
 
@@ -78,6 +80,7 @@ def _log_view(entry: LogEntry) -> dict[str, Any]:
         "corrected_by": entry.corrected_by,
         "struck": entry.struck,
         "corrected_text": corrected_text,
+        "undone_by": entry.undone_by,
     }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rules.engine import CLOCK_EVENTS, Game, JudgedLine, Verdict
 from rules.errors import RecordError
+from rules.finite import non_finite_path, not_finite_message
 from rules.narrative import describe_event
 from rules.record import parse_lines
 from rules.timeline import Timeline
@@ -46,6 +47,8 @@ class LogEntry:
     """The line of the last correction of this line, if any."""
     replacement: dict[str, Any] | None = None
     """The event as corrected (None when struck out or never corrected)."""
+    undone_by: int | None = None
+    """The line of the undo that took this line back, if one did."""
 
     @property
     def struck(self) -> bool:
@@ -187,9 +190,20 @@ class Session:
     # ----- events --------------------------------------------------------------------------
 
     def record(self, event: dict[str, Any], source: str = "manual") -> Verdict:
-        """Stamp an event with the game clock, judge it, save it and tell every page."""
+        """Stamp an event with the game clock, judge it, save it and tell every page.
+
+        Raises `SessionError` (nothing is saved) for an event holding a number JSON does not
+        have.
+        """
+        where = non_finite_path(event)
+        if where is not None:
+            raise SessionError(f"the event is not valid JSON: {not_finite_message(where)}")
         with self.lock:
             game = self._require_game()
+            if event.get("type") == "undo" and "line" not in event:
+                target = game.undo_target()
+                if target is not None:
+                    event = {**event, "line": target}  # saved bound to the line it takes back
             stamped = {**event, "t": round(max(0.0, self.clock.t), 2)}
             if source != "manual":
                 stamped["source"] = source
@@ -307,6 +321,7 @@ def _log_entry(judged: JudgedLine) -> LogEntry:
         source=_source_of(judged.event),
         corrected_by=judged.corrected_by,
         replacement=replacement,
+        undone_by=judged.undone_by,
     )
 
 

@@ -70,7 +70,8 @@ class GameStore:
         path = self.record_path(game_id)
         with path.open("a+b") as file:
             _mend_tail(file, game_id)
-            file.write((json.dumps(line) + "\n").encode("utf-8"))
+            # allow_nan=False: a record holds JSON only (no NaN or Infinity), or nothing is written
+            file.write((json.dumps(line, allow_nan=False) + "\n").encode("utf-8"))
             file.flush()
             os.fsync(file.fileno())
 

@@ -292,7 +292,7 @@ function atText(t) {
 function renderLog(log, game) {
   const list = $("log");
   const fixable = game.state.outcome !== "lost";
-  const key = JSON.stringify([fixable, log.map((e) => [e.line, e.ok, e.corrected_by])]);
+  const key = JSON.stringify([fixable, log.map((e) => [e.line, e.ok, e.corrected_by, e.undone_by])]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   if (log.length === 0) {
@@ -310,7 +310,8 @@ function renderLog(log, game) {
 
 function logItem(entry, fixable) {
   const corrected = entry.corrected_by !== null && entry.corrected_by !== undefined;
-  const classes = [corrected ? "corrected" : entry.ok ? "" : "rejected"];
+  const undone = !corrected && entry.undone_by !== null && entry.undone_by !== undefined;
+  const classes = [corrected ? "corrected" : undone ? "undone" : entry.ok ? "" : "rejected"];
   const fix =
     fixable && entry.correctable
       ? el(
@@ -332,7 +333,7 @@ function logItem(entry, fixable) {
     el(
       "span",
       { class: "text" },
-      corrected ? el("s", { class: "was", text: entry.text }) : [entry.ok ? "" : "✗ ", entry.text],
+      corrected || undone ? el("s", { class: "was", text: entry.text }) : [entry.ok ? "" : "✗ ", entry.text],
       entry.source && entry.source !== "manual" ? el("span", { class: "source", text: entry.source }) : null,
       corrected
         ? el("span", {
@@ -342,7 +343,10 @@ function logItem(entry, fixable) {
           })
         : null,
       corrected ? el("span", { class: "now", text: entry.struck ? "removed" : `→ ${entry.corrected_text}` }) : null,
-      entry.ok || entry.struck ? null : el("span", { class: "reason", text: entry.reason }),
+      undone
+        ? el("span", { class: "corrected-flag", dataset: { testid: `undone-${entry.line}` }, text: `undone by #${entry.undone_by}` })
+        : null,
+      entry.ok || entry.struck || undone ? null : el("span", { class: "reason", text: entry.reason }),
     ),
     fix,
   );
@@ -894,7 +898,11 @@ function sendAdvanced() {
 
 // ----- live updates ----------------------------------------------------------------------------
 
-/** EventSource on /api/stream; on error: reconnect with back-off, and poll /api/state meanwhile. */
+/**
+ * EventSource on /api/stream; on error: reconnect with back-off, and poll /api/state meanwhile.
+ * "live" means a state from the stream was read, not merely that the stream is open: a stream
+ * that sends what the page cannot read says so, and the page polls instead.
+ */
 class LiveUpdates {
   constructor(onState, statusEl) {
     this.onState = onState;
@@ -902,6 +910,7 @@ class LiveUpdates {
     this.delay = 1000;
     this.pollTimer = null;
     this.source = null;
+    this.unreadable = null;
   }
 
   start() {
@@ -913,26 +922,50 @@ class LiveUpdates {
     const source = new EventSource("/api/stream");
     this.source = source;
     source.onopen = () => {
+      if (!this.unreadable) this.setStatus("down", "connecting…");
+    };
+    source.onmessage = (message) => {
+      let state;
+      try {
+        state = JSON.parse(message.data);
+      } catch (error) {
+        this.cannotRead(`the server sent an update this page cannot read (${error.message})`);
+        return;
+      }
+      this.unreadable = null;
       this.delay = 1000;
       this.setStatus("live", "● live");
       this.stopPolling();
+      this.onState(state);
     };
-    source.onmessage = (message) => {
+    source.addEventListener("problem", (message) => {
+      let detail = "the server cannot send the game's state";
       try {
-        this.onState(JSON.parse(message.data));
+        detail = JSON.parse(message.data).detail || detail;
       } catch (error) {
-        console.error("bad state from the stream", error);
+        // keep the general sentence
       }
-    };
+      this.cannotRead(detail);
+    });
     source.onerror = () => {
       source.close();
       if (this.source !== source) return;
       this.source = null;
-      this.setStatus("down", `reconnecting… (retry in ${Math.round(this.delay / 1000)} s)`);
+      const retry = `retry in ${Math.round(this.delay / 1000)} s`;
+      if (this.unreadable) this.setStatus("broken", `⚠ ${this.unreadable}: not live (${retry})`);
+      else this.setStatus("down", `reconnecting… (${retry})`);
       this.startPolling();
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, MAX_RECONNECT_MS);
     };
+  }
+
+  /** The stream gave something unreadable: say so (never "live") and poll meanwhile. */
+  cannotRead(reason) {
+    console.error("live updates:", reason);
+    this.unreadable = reason;
+    this.setStatus("broken", `⚠ ${reason}: not live, reload the page`);
+    this.startPolling();
   }
 
   setStatus(kind, text) {

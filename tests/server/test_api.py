@@ -202,8 +202,12 @@ def test_writes_from_other_origins_and_hosts_are_refused(client):
     assert evil.status_code == 403
     cross = client.post("/api/event", json=event, headers={"Sec-Fetch-Site": "cross-site"})
     assert cross.status_code == 403
-    same = client.post("/api/event", json=event, headers={"Origin": "http://127.0.0.1:8000"})
+    same = client.post("/api/event", json=event, headers={"Origin": "http://testserver"})
     assert same.status_code == 200
+    # The TestClient's page is http://testserver: any other host, port or scheme is another origin.
+    for other in ("http://127.0.0.1:8000", "http://testserver:8080", "https://testserver"):
+        response = client.post("/api/event", json=event, headers={"Origin": other})
+        assert response.status_code == 403, other
     assert client.get("/api/state", headers={"Host": "attacker.example"}).status_code == 400
 
 
