@@ -103,7 +103,7 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
         assert service is not None  # frame() answered 409 otherwise
         service.use_calibration(calibration)
         return {
-            "saved": str(path),
+            "saved": f"{FILE_NAME} in the data folder",  # never the absolute path
             "corners": result.corners,
             "error_px": round(result.error_px, 3),
             "error_mm": round(result.error_mm, 3),
@@ -115,11 +115,11 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
 
     @router.get("/api/tiles")
     def tiles() -> dict[str, Any]:
-        """The enrolled tiles: id, name, kind, doors, entry icons, gems and whose picture."""
+        """The enrolled tiles: id, name, kind, doors, entry icons, gems and whose picture (no
+        path on this computer: a page needs none, and none should leave the server)."""
         library = _load_library(tiles_folder)
         changed = set(library.changed())
         return {
-            "folder": str(tiles_folder),
             "tiles": [
                 {
                     "id": tile.tile_id,
