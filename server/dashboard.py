@@ -45,7 +45,7 @@ def dashboard_state(session: Session) -> dict[str, Any]:
         if game is None:
             return view
         log = [_log_view(entry) for entry in session.log[-LOG_SHOWN:]]
-        view["game"] = _game_view(game, phase.countdown)
+        view["game"] = _game_view(game, phase.countdown, session.before_escape())
         view["log"] = log
         view["warnings"] = [
             entry
@@ -84,7 +84,8 @@ def _log_view(entry: LogEntry) -> dict[str, Any]:
     }
 
 
-def _game_view(game: Game, countdown: int | None) -> dict[str, Any]:
+def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -> dict[str, Any]:
+    """The game as the page shows it; during the introduction every action waits for "Escape!"."""
     start = game.temple.start_cell()
     players = {}
     for pid, player in game.players.items():
@@ -97,7 +98,9 @@ def _game_view(game: Game, countdown: int | None) -> dict[str, Any]:
             "chamber": chamber.tile.name if chamber else None,
             "in_start": player.cell == start,
             "gave_die": player.gave_die,
-            "actions": [action.to_json() for action in open_actions(game, pid)],
+            "actions": [
+                _timed(action.to_json(), before_escape) for action in open_actions(game, pid)
+            ],
         }
     must_run = [
         pid
@@ -133,8 +136,19 @@ def _game_view(game: Game, countdown: int | None) -> dict[str, Any]:
         },
         "state": game.state_json(),
         "players": players,
-        "team_actions": [action.to_json() for action in team_actions(game)],
+        "team_actions": [_timed(action.to_json(), before_escape) for action in team_actions(game)],
+        "before_escape": before_escape,
         "must_run_back": must_run,
         "temple": temple,
         "draw_pile": [{"id": t.tile_id, "name": t.name} for t in game.unplaced_tiles()],
     }
+
+
+WAIT_FOR_ESCAPE = 'wait for "Escape!"'
+
+
+def _timed(action: dict[str, Any], before_escape: bool) -> dict[str, Any]:
+    """An open action as the page offers it now: blocked while the introduction plays."""
+    if before_escape:
+        return {**action, "possible": False, "blocked": WAIT_FOR_ESCAPE}
+    return action

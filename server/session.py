@@ -193,13 +193,14 @@ class Session:
         """Stamp an event with the game clock, judge it, save it and tell every page.
 
         Raises `SessionError` (nothing is saved) for an event holding a number JSON does not
-        have.
+        have, and for a player's action during the introduction, before "Escape!".
         """
         where = non_finite_path(event)
         if where is not None:
             raise SessionError(f"the event is not valid JSON: {not_finite_message(where)}")
         with self.lock:
             game = self._require_game()
+            self._check_time(event)
             if event.get("type") == "undo" and "line" not in event:
                 target = game.undo_target()
                 if target is not None:
@@ -220,6 +221,21 @@ class Session:
             self.clock.finish()
         self._changed()
         return verdict
+
+    def before_escape(self) -> bool:
+        """Tell whether the soundtrack's introduction is playing: started, before "Escape!"."""
+        return self.clock.status in ("running", "paused") and self.clock.t < 0
+
+    def _check_time(self, event: dict[str, Any]) -> None:
+        """Refuse a player's action while the introduction plays (the clock before "Escape!")."""
+        kind = event.get("type")
+        if kind in CLOCK_EVENTS or kind in ("undo", "correct"):
+            return
+        if self.before_escape():
+            wait = max(1, round(-self.clock.t))
+            raise SessionError(
+                f'the game has not begun: nobody may act before "Escape!" ({wait} s from now)'
+            )
 
     @property
     def log(self) -> list[LogEntry]:
@@ -266,6 +282,8 @@ class Session:
             if self.game is None or self.clock.status != "running":
                 return
             now = self.clock.t
+            if self._last_t < 0 <= now:
+                self._changed()  # "Escape!": every page learns that the players may act
             for event in self.timeline.events_between(self._last_t, now):
                 if self.game.outcome != "running":
                     break

@@ -107,9 +107,10 @@ function renderCounters(previous, state) {
   const before = previous && previous.game && previous.game_id === state.game_id ? previous.game.state : null;
   showCounter("keys-to-escape", "keys-box", now.keys_to_escape, before && before.keys_to_escape);
   showCounter("depot", "depot-box", now.depot, before && before.depot);
-  const professional = state.game.setup.difficulty === "professional";
-  const fate = professional ? "–" : now.turns_of_fate_left;
-  showCounter("turns-of-fate", "fate-box", fate, before && !professional ? before.turns_of_fate_left : null);
+  // After the game ends no turn of fate exists any more; a professional game never had one.
+  const noFate = state.game.setup.difficulty === "professional" || now.outcome !== "running";
+  const fate = noFate ? "–" : now.turns_of_fate_left;
+  showCounter("turns-of-fate", "fate-box", fate, before && !noFate ? before.turns_of_fate_left : null);
   if (!$("depot-icon").firstChild) $("depot-icon").append(gemIcon());
 }
 
@@ -131,6 +132,7 @@ function renderClockButtons(state) {
   $("clock-restart").hidden = status === "ready";
   // A win can be undone (a mistaken last escape); the collapse cannot.
   $("undo").disabled = state.game.state.outcome === "lost";
+  document.querySelector(".advanced").hidden = state.game.state.outcome === "lost";
 }
 
 /** Redraw what moves with time: the clock, the countdown alert, the page title. */
@@ -394,9 +396,16 @@ function renderTeam(game) {
   const box = $("team");
   const actions = game.team_actions;
   const fate = game.state.turns_of_fate_left;
-  const key = JSON.stringify([actions, fate, game.state.spare]);
+  const outcome = game.state.outcome;
+  const key = JSON.stringify([actions, fate, game.state.spare, outcome]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
+  if (outcome !== "running") {
+    // Nothing is left to offer: no turn of fate, no spare gem to take.
+    const text = outcome === "won" ? "Everybody escaped: the game is won." : "The temple has collapsed: the game is over.";
+    fill(box, el("strong", {}, "Team"), el("span", { class: "muted", dataset: { testid: "team-over" }, text }));
+    return;
+  }
   fill(
     box,
     el("strong", {}, "Team"),
@@ -621,6 +630,7 @@ function buildCard(pid) {
       el("button", { class: "btn", dataset: { testid: `clear-roll-${pid}` }, onclick: () => clearRoll(card) }, "Clear"),
     ),
   );
+  card.more = more;
   card.root = el(
     "article",
     {
@@ -656,7 +666,8 @@ function updateCard(card, player, game) {
     player.gave_die ? el("span", { class: "muted", text: "gave a die" }) : null,
   );
   showShowing(card, player, game.setup.track_dice);
-  showActions(card, player);
+  showActions(card, player, game.state.outcome);
+  card.more.hidden = game.state.outcome !== "running" || player.escaped;
   showRoll(card);
 }
 
@@ -677,9 +688,9 @@ function showShowing(card, player, trackDice) {
   );
 }
 
-function showActions(card, player) {
+function showActions(card, player, outcome) {
   // Buttons are rebuilt only when they change, so that a push never swallows a click.
-  const key = `${player.escaped}:${JSON.stringify(player.actions)}`;
+  const key = `${player.escaped}:${outcome}:${JSON.stringify(player.actions)}`;
   if (card.actionsKey === key) return;
   card.actionsKey = key;
   const actions = player.actions
@@ -687,7 +698,13 @@ function showActions(card, player) {
     .sort((a, b) => rank(a.action) - rank(b.action) || a.index - b.index)
     .map(({ action }) => actionButton(card.pid, action, actionTestId(card.pid, action)));
   if (actions.length === 0) {
-    const text = player.escaped ? "escaped: nothing left to do" : "no action open here";
+    const text = player.escaped
+      ? "escaped: nothing left to do"
+      : outcome === "lost"
+        ? "caught in the collapse"
+        : outcome === "won"
+          ? "the game is won"
+          : "no action open here";
     fill(card.actions, el("span", { class: "no-actions", text }));
   } else {
     fill(card.actions, actions);

@@ -21,6 +21,10 @@ def test_a_killed_server_resumes_the_game_clock_included(start_server):
     server = running.server
     game_id = server.post("/api/games", {"players": ["red", "blue"]})["game_id"]
     server.post("/api/clock", {"action": "start"})
+    deadline = time.monotonic() + 10
+    while server.get("/api/state")["clock"]["t"] < 0:  # nobody acts before "Escape!"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
     steps = [
         {"type": "discover", "player": "red", "tile": "gem1-key-1", "cell": [1, 0]},
         {"type": "enter", "player": "red", "cell": [1, 0]},

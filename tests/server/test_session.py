@@ -121,9 +121,10 @@ def test_countdown_end_costs_a_die_outside_the_start_chamber(tmp_path, time_):
     session = make_session(tmp_path, time_)
     session.new_game(SETUP)
     session.clock_action("start")
+    time_.now += 2  # "Escape!": the players may act
     session.record({"type": "discover", "player": "red", "tile": "chamber-1", "cell": [1, 0]})
     session.record({"type": "enter", "player": "red", "cell": [1, 0]})
-    time_.now += 12
+    time_.now += 10
     session.tick()
     assert session.game.players["red"].dice == 4
     assert session.game.players["blue"].dice == 5
@@ -149,8 +150,9 @@ def test_restart_starts_a_fresh_game_with_the_same_setup(tmp_path, time_):
     session = make_session(tmp_path, time_)
     first = session.new_game(SETUP)
     session.clock_action("start")
+    time_.now += 2
     session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]})
-    time_.now += 20
+    time_.now += 18
     session.clock_action("restart")
     assert session.game_id != first
     assert len(session.game.temple) == 1
@@ -161,8 +163,9 @@ def test_a_game_resumes_after_a_restart_clock_included(tmp_path, time_):
     session = make_session(tmp_path, time_)
     game_id = session.new_game(SETUP)
     session.clock_action("start")
+    time_.now += 2
     session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]})
-    time_.now += 10  # t = 8, countdown 1 running
+    time_.now += 8  # t = 8, countdown 1 running
     session.tick()
     session.shutdown()
     revived = make_session(tmp_path, time_)
