@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from templecam.errors import UserError
 
 if TYPE_CHECKING:
-    from models.faces import FacesConfig
     from models.train import TrainConfig
 
 _DESCRIPTION = """\
@@ -22,12 +21,7 @@ the frames are first cut into overlapping N px tiles at full resolution, so that
 such as dice keep their real size; --tile 0 trains on whole frames. The run itself is in DIR/run
 (--resume continues DIR/run/weights/last.pt).
 
-With --faces it trains the second-stage die-face classifier instead (models/yolo-faces-cls.yaml):
---data must be a `templecam synth` dataset (scene JSON beside the labels); its dice, other
-objects and the --hard-negatives detector's mistakes are cut into 64 px full-resolution crops
-(DIR/crops), the classifier learns the five faces, `unreadable` and `not_die`, and DIR/best.onnx
-is what `templecam detect --faces DIR/best.onnx` runs; DIR/metrics.json has top-1 accuracy per
-class on the val crops and, with --holdout, on that dataset's crops."""
+{faces}"""
 
 _EPILOG = """\
 examples:
@@ -35,8 +29,7 @@ examples:
   templecam train --data /tmp/synth/data.yaml --out /tmp/model --epochs 30
   templecam train --data /tmp/synth/data.yaml --out /tmp/model --resume
   templecam train --data /tmp/synth/data.yaml --out /tmp/model --hours 1 --set lr0=0.0015
-  templecam train --faces --data /tmp/synth/data.yaml --out /tmp/faces \\
-      --holdout /tmp/synth-hard/data.yaml"""
+{faces}"""
 
 
 def _positive(text: str) -> int:
@@ -49,14 +42,18 @@ def _positive(text: str) -> int:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `train` subcommand."""
+    from templecam.commands import train_faces
+
     parser = subparsers.add_parser(
         "train",
-        help="train the detector (Ultralytics, offline) and export it to ONNX",
-        description=_DESCRIPTION,
-        epilog=_EPILOG,
+        help="train the detector (Ultralytics, offline) or the die-face reader, export to ONNX",
+        description=_DESCRIPTION.format(faces=train_faces.HELP),
+        epilog=_EPILOG.format(faces=train_faces.EXAMPLES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--data", required=True, metavar="DATA.yaml", help="Ultralytics data.yaml")
+    parser.add_argument(
+        "--data", metavar="DATA.yaml", help="Ultralytics data.yaml (needed but with --faces)"
+    )
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the model files")
     parser.add_argument(
         "--base", metavar="WEIGHTS.pt", help="fine-tune these weights instead of a fresh model"
@@ -64,18 +61,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--model",
         metavar="MODEL.yaml",
-        help="architecture (default: models/yolo-templecam.yaml; --faces: yolo-faces-cls.yaml)",
+        help="architecture (default: models/yolo-templecam.yaml)",
     )
-    parser.add_argument("--epochs", type=_positive, help="default: 50; --faces: 5")
+    parser.add_argument("--epochs", type=_positive, help="default: 50; --faces: at most 16")
     parser.add_argument(
         "--hours",
         type=float,
         help="training-time budget; the epochs are fitted to it (overrides --epochs)",
     )
     parser.add_argument(
-        "--imgsz", type=_positive, help="input size (default: 640; --faces: 64, the crop size)"
+        "--imgsz", type=_positive, help="input size (default: 640; --faces: 40, the crop size)"
     )
-    parser.add_argument("--batch", type=_positive, help="default: 16; --faces: 64")
+    parser.add_argument("--batch", type=_positive, help="default: 16; --faces: 128")
     parser.add_argument(
         "--tile",
         type=int,
@@ -99,7 +96,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--workers", type=int, default=2, help="data loader workers (default: 2)")
     parser.add_argument("--seed", type=int, default=0, help="default: %(default)s")
     parser.add_argument(
-        "--resume", action="store_true", help="continue the interrupted run in DIR/run"
+        "--resume",
+        action="store_true",
+        help="continue the interrupted run in DIR/run (--faces: DIR/last.pt)",
     )
     parser.add_argument(
         "--set",
@@ -108,19 +107,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="KEY=VALUE",
         help="another Ultralytics training argument, e.g. --set lr0=0.0015 (repeatable)",
     )
-    faces = parser.add_argument_group("die-face classifier")
-    faces.add_argument(
-        "--faces",
-        action="store_true",
-        help="train the second-stage die-face classifier on crops instead of the detector",
-    )
-    faces.add_argument(
-        "--hard-negatives",
-        metavar="MODEL.onnx",
-        default="baseline",
-        help="detector whose die-like mistakes become not_die crops: a path, 'baseline' "
-        "(models/templecam-baseline.onnx) or 'none' (default: %(default)s)",
-    )
+    train_faces.add_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -156,6 +143,8 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     from models.train import MODEL_YAML, TrainConfig
 
     tile = 640 if args.tile is None else args.tile
+    if args.data is None:
+        raise UserError("--data is needed: give an Ultralytics data.yaml")
     data = Path(args.data).expanduser()
     if not data.is_file():
         raise UserError(f"--data {args.data} does not exist: give an Ultralytics data.yaml")
@@ -203,93 +192,14 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     )
 
 
-def faces_config_from_args(args: argparse.Namespace) -> FacesConfig:
-    """Check the options of `train --faces`; return the `models.faces.FacesConfig` they ask for."""
-    from models.faces import BASELINE, FACES_YAML, CropPlan, FacesConfig
-
-    unused = [
-        option
-        for option, given in (
-            ("--tile", args.tile is not None),
-            ("--val-frames", args.val_frames is not None),
-            ("--fraction", args.fraction != 1.0),
-            ("--resume", args.resume),
-        )
-        if given
-    ]
-    if unused:
-        raise UserError(f"{', '.join(unused)}: the detector's options; leave them out with --faces")
-    data = Path(args.data).expanduser()
-    if not data.is_file():
-        raise UserError(f"--data {args.data} does not exist: give a templecam synth data.yaml")
-    out = Path(args.out).expanduser()
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {args.out} is a file: give a folder for the classifier")
-    holdout = Path(args.holdout).expanduser() if args.holdout else None
-    if holdout is not None and not holdout.is_file():
-        raise UserError(
-            f"--holdout {args.holdout} does not exist: give a templecam synth data.yaml"
-        )
-    imgsz = 64 if args.imgsz is None else args.imgsz
-    if imgsz % 32:
-        raise UserError(f"--imgsz {imgsz}: give a multiple of 32 (64 suits 25-50 px dice)")
-    if args.hours is not None and args.hours <= 0:
-        raise UserError(f"--hours {args.hours}: give a positive number of hours")
-    if args.workers < 0:
-        raise UserError(f"--workers {args.workers}: give 0 or more")
-    model = Path(args.model).expanduser() if args.model else FACES_YAML
-    if not model.is_file():
-        raise UserError(f"--model {args.model} does not exist: give a classifier model .yaml")
-    choice = args.hard_negatives
-    detector = {"none": None, "baseline": BASELINE}.get(choice.lower(), Path(choice).expanduser())
-    if detector is not None and not detector.is_file():
-        raise UserError(
-            f"--hard-negatives {choice}: no detector model there; give an .onnx or 'none'"
-        )
-    return FacesConfig(
-        data=data,
-        out=out,
-        holdout=holdout,
-        base=Path(args.base).expanduser() if args.base else None,
-        model_yaml=model,
-        epochs=5 if args.epochs is None else args.epochs,
-        hours=args.hours,
-        batch=64 if args.batch is None else args.batch,
-        workers=args.workers,
-        detector=detector,
-        plan=CropPlan(imgsz=imgsz, seed=args.seed),
-        extra=parse_settings(args.set),
-    )
-
-
-def run_faces(args: argparse.Namespace) -> int:
-    """Train, export and score the die-face classifier; print where its files are."""
-    from models.faces import FacesError, train_faces
-
-    config = faces_config_from_args(args)
-    try:
-        metrics = train_faces(config)
-    except FacesError as error:
-        raise UserError(str(error)) from None
-    except OSError as error:
-        raise UserError(f"cannot read or write the classifier files: {error}") from None
-    out = config.out
-    held = metrics["holdout"]
-    held_text = f", held-out {held['top1']:.3f}" if held else ""
-    print(
-        f"wrote {out / 'best.pt'}, {out / 'best.onnx'} and {out / 'metrics.json'}: "
-        f"val top-1 {metrics['val']['top1']:.3f}{held_text} "
-        f"after {metrics['epochs']['completed']} epochs"
-    )
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     """Train, export and record; print where the model files are."""
     from models.train import TrainError, train
 
     if args.faces:
-        return run_faces(args)
+        from templecam.commands import train_faces
+
+        return train_faces.run(args)
     config = config_from_args(args)
     try:
         metrics = train(config)
