@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from vision.detector import Detector, DetectorSettings, ModelError
+from vision.localiser import Localiser, LocaliserSettings, is_localiser
 
 DEFAULT_SETTINGS: tuple[str, ...] = (
     "tile=auto",
@@ -25,7 +26,16 @@ DEFAULT_SETTINGS: tuple[str, ...] = (
     "tile=640 threads=2",
     "tile=640 spin=on",
 )
-"""Settings `templecam bench vision` tries when none are given."""
+"""Settings `templecam bench vision` tries on a YOLO detector when none are given."""
+
+LOCALISER_SETTINGS: tuple[str, ...] = (
+    "scale=0.5",
+    "scale=0.5 faces=off",
+    "scale=0.4",
+    "scale=0.5 threads=1",
+    "scale=0.5 spin=1",
+)
+"""Settings `templecam bench vision` tries on a localiser when none are given."""
 
 
 @dataclass(frozen=True)
@@ -66,24 +76,38 @@ def render_frames(
     return [render_frame(settings, seed, i).image for i in range(count)]
 
 
-def _setting(value: DetectorSettings | str) -> DetectorSettings:
-    """Accept settings or their `key=value` text."""
-    return value if isinstance(value, DetectorSettings) else DetectorSettings.parse(value)
+def _setting(
+    value: DetectorSettings | LocaliserSettings | str, localiser: bool = False
+) -> DetectorSettings | LocaliserSettings:
+    """Accept settings or their `key=value` text (a localiser's when `localiser`)."""
+    if not isinstance(value, str):
+        return value
+    return LocaliserSettings.parse(value) if localiser else DetectorSettings.parse(value)
 
 
 def bench_one(
-    model: Path, images: Sequence[np.ndarray], settings: DetectorSettings, repeats: int = 3
+    model: Path,
+    images: Sequence[np.ndarray],
+    settings: DetectorSettings | LocaliserSettings,
+    repeats: int = 3,
 ) -> BenchResult:
     """Time one setting: a warm-up frame, then every frame `repeats` times."""
     label = settings.describe()
     try:
-        detector = Detector(model, settings)
+        if isinstance(settings, LocaliserSettings):
+            detector: Detector | Localiser = Localiser(model, settings)
+        else:
+            detector = Detector(model, settings)
     except (ModelError, ValueError) as error:
         return BenchResult(
             label, settings.threads, None, len(images), 0, None, None, None, None, str(error)
         )
     height, width = images[0].shape[:2]
-    plan = detector.plan(width, height)
+    if isinstance(detector, Localiser):
+        inputs = 1
+    else:
+        plan = detector.plan(width, height)
+        inputs = len(plan.tiles) + int(plan.whole)
     detector.detect(images[0])
     times, counts = [], []
     for _ in range(repeats):
@@ -96,7 +120,7 @@ def bench_one(
     return BenchResult(
         setting=label,
         threads=detector.threads,
-        inputs=len(plan.tiles) + int(plan.whole),
+        inputs=inputs,
         frames=len(images),
         runs=len(times),
         ms_median=statistics.median(times),
@@ -109,14 +133,17 @@ def bench_one(
 def run_vision_benchmark(
     model: str | Path,
     images: Sequence[np.ndarray],
-    settings: Sequence[DetectorSettings | str] = DEFAULT_SETTINGS,
+    settings: Sequence[DetectorSettings | LocaliserSettings | str] | None = None,
     repeats: int = 3,
     progress: Callable[[BenchResult], None] | None = None,
 ) -> list[BenchResult]:
     """Time the detector on `images` under each of `settings`; one result per setting."""
     if not images:
         raise ValueError("run_vision_benchmark needs at least one image")
-    parsed = [_setting(s) for s in settings]
+    localiser = is_localiser(Path(model))
+    if settings is None:
+        settings = LOCALISER_SETTINGS if localiser else DEFAULT_SETTINGS
+    parsed = [_setting(s, localiser) for s in settings]
     results = []
     for setting in parsed:
         result = bench_one(Path(model), images, setting, repeats)

@@ -6,9 +6,10 @@ from importlib import resources
 from pathlib import Path
 
 from vision.detector import Detector, DetectorSettings, ModelError
+from vision.localiser import Localiser, LocaliserSettings, is_localiser
 
 SHIPPED = ("templecam-default.onnx", "templecam-baseline.onnx")
-"""Shipped models, best first: the default model, then the early baseline."""
+"""Shipped models, best first: the default model (the localiser), then the early YOLO baseline."""
 
 LIVE_CONF = 0.1
 """Lowest detector confidence the live pipeline takes: the face reader re-reads every die and
@@ -35,7 +36,17 @@ def default_model(explicit: str | Path | None = None) -> tuple[Path, str | None]
     raise ModelError(f"no model in {folder}: train one with `templecam train`, or pass --model")
 
 
-def live_detector(explicit: str | Path | None = None) -> tuple[Detector, str | None]:
-    """Return the detector the live pipeline runs (the best shipped model, or `explicit`)."""
+def open_model(path: Path, conf: float | None = None) -> Detector | Localiser:
+    """Open a model file as what it is: a localiser (by its metadata) or a YOLO detector."""
+    if is_localiser(path):
+        settings = LocaliserSettings() if conf is None else LocaliserSettings(conf=conf)
+        return Localiser(path, settings)
+    return Detector(path, DetectorSettings() if conf is None else DetectorSettings(conf=conf))
+
+
+def live_detector(explicit: str | Path | None = None) -> tuple[Detector | Localiser, str | None]:
+    """Return the model the live pipeline runs (the best shipped model, or `explicit`)."""
     path, note = default_model(explicit)
+    if is_localiser(path):
+        return Localiser(path), note
     return Detector(path, DetectorSettings(conf=LIVE_CONF)), note

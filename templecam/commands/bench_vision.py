@@ -17,7 +17,9 @@ _DESCRIPTION = """\
 Time the detector (ONNX Runtime, CPU) on 1080p frames and print the median milliseconds per
 frame for each setting: tile sizes and overlaps, batching, whole frame only, threads. Without
 images, renders --frames synthetic table frames first. A setting is `key=value` words of:
-conf iou tile overlap whole imgsz threads batch spin max_det agnostic."""
+conf iou tile overlap whole imgsz threads batch spin max_det agnostic for a YOLO detector, and
+conf scale threads spin faces iou max_det for the localiser (the shipped default model: one
+pass at --scale of the frame, then the face reader on every die it finds)."""
 
 _EPILOG = """\
 examples:
@@ -67,15 +69,23 @@ def run_vision(args: argparse.Namespace) -> int:
     """Time the detector under each setting and print the medians."""
     import cv2
 
-    from vision.bench import DEFAULT_SETTINGS, render_frames, run_vision_benchmark
+    from vision.bench import (
+        DEFAULT_SETTINGS,
+        LOCALISER_SETTINGS,
+        render_frames,
+        run_vision_benchmark,
+    )
     from vision.detector import DetectorSettings
+    from vision.localiser import LocaliserSettings, is_localiser
 
     if args.frames < 1 or args.repeats < 1:
         raise UserError("--frames and --repeats must be at least 1")
     model = resolve_model(args.model)
-    settings = args.setting or list(DEFAULT_SETTINGS)
+    localiser = is_localiser(model)
+    settings = args.setting or list(LOCALISER_SETTINGS if localiser else DEFAULT_SETTINGS)
+    kind = LocaliserSettings if localiser else DetectorSettings
     try:
-        parsed = [DetectorSettings.parse(s) for s in settings]
+        parsed = [kind.parse(s) for s in settings]
     except ValueError as error:
         raise UserError(f"--setting: {error}") from None
     if args.images:

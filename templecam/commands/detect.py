@@ -14,6 +14,7 @@ from templecam.errors import UserError
 
 if TYPE_CHECKING:
     from vision.detector import Detector, DetectorSettings
+    from vision.localiser import Localiser
 
 DEFAULT_MODEL = "templecam-default.onnx"
 """The shipped model's file name inside the `models` package."""
@@ -123,13 +124,21 @@ def settings_from_args(args: argparse.Namespace) -> DetectorSettings:
         raise UserError(str(error)) from None
 
 
-def open_detector(args: argparse.Namespace) -> Detector:
+def open_detector(args: argparse.Namespace) -> Detector | Localiser:
     """Open the detector the options ask for; UserError when the model cannot be used."""
     from vision.detector import Detector, ModelError
+    from vision.localiser import Localiser, LocaliserSettings, is_localiser
 
     settings = settings_from_args(args)
     path = resolve_model(args.model)
     try:
+        if is_localiser(path):
+            return Localiser(
+                path,
+                LocaliserSettings(
+                    conf=settings.conf, threads=settings.threads, faces=settings.faces
+                ),
+            )
         return Detector(path, settings)
     except ModelError as error:
         raise UserError(str(error)) from None

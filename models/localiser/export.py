@@ -1,0 +1,118 @@
+"""Export the localiser to ONNX (any input size, the sigmoid inside) and plot its training curve."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from models.localiser.data import LOCALISER_CLASSES, RUN_SCALE
+from models.localiser.net import INPUT_MULTIPLE, LocaliserNet
+from vision.localiser_decode import STRIDE
+
+ONNX_OPSET = 17
+MODEL_KIND = "templecam-localiser"
+"""The ONNX metadata `kind` that tells the run time this is a localiser, not a YOLO model."""
+
+
+class _Exported(nn.Module):
+    """The network with centre probabilities (sigmoid applied) as its first output."""
+
+    def __init__(self, net: LocaliserNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return (heat probabilities, box map)."""
+        logits, box = self.net(x)
+        return torch.sigmoid(logits), box
+
+
+def export_onnx(state: dict[str, Any], out: Path) -> Path:
+    """Write the weights in `state` to `out` as ONNX with a dynamic input, atomically."""
+    import onnx
+
+    net = LocaliserNet(len(LOCALISER_CLASSES), state["width"])
+    net.load_state_dict(state["model"])
+    net.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".export-", dir=out.parent) as tmp:
+        staged = Path(tmp) / "localiser.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # the TorchScript exporter
+            torch.onnx.export(
+                _Exported(net),
+                torch.zeros(1, 3, 544, 960),
+                str(staged),
+                input_names=["images"],
+                output_names=["heat", "box"],
+                dynamic_axes={
+                    "images": {0: "batch", 2: "height", 3: "width"},
+                    "heat": {0: "batch", 2: "rows", 3: "cols"},
+                    "box": {0: "batch", 2: "rows", 3: "cols"},
+                },
+                opset_version=ONNX_OPSET,
+                dynamo=False,
+            )
+        model = onnx.load(str(staged))
+        meta = {
+            "kind": MODEL_KIND,
+            "names": json.dumps(list(LOCALISER_CLASSES)),
+            "stride": str(STRIDE),
+            "input_multiple": str(INPUT_MULTIPLE),
+            "input_scale": str(RUN_SCALE),
+        }
+        for key, value in meta.items():
+            model.metadata_props.add(key=key, value=value)
+        onnx.save(model, str(staged))
+        os.replace(staged, out)
+    return out
+
+
+def plot_curve(rows: list[dict[str, Any]], out: Path) -> Path:
+    """Plot dice found, false dice per frame and the training loss against minutes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    minutes = [r["minutes"] for r in rows]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    top.plot(minutes, [r["die_recall"] for r in rows], "o-", label="dice found (val)")
+    for name in ("tile", "gem", "hand", "figure"):
+        top.plot(minutes, [r[f"{name}_recall"] for r in rows], ".-", alpha=0.6, label=name)
+    top.set_ylabel("recall at IoU 0.5")
+    top.set_ylim(0, 1.01)
+    top.grid(alpha=0.3)
+    top.legend(loc="lower right", fontsize=8)
+    bottom.plot(
+        minutes, [r["false_dice"] for r in rows], "o-", color="C3", label="false dice/frame"
+    )
+    bottom.set_yscale("symlog", linthresh=0.1)
+    bottom.set_ylabel("false dice per frame")
+    twin = bottom.twinx()
+    trained = [r for r in rows if r["loss"] is not None]
+    twin.plot(
+        [r["minutes"] for r in trained],
+        [r["loss"] for r in trained],
+        "-",
+        color="grey",
+        label="training loss",
+    )
+    twin.set_ylabel("training loss")
+    bottom.set_xlabel("minutes of training on 2 CPU cores")
+    bottom.grid(alpha=0.3)
+    fig.suptitle("templecam localiser: validation curve")
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=out.parent, suffix=".png", delete=False) as tmp:
+        fig.savefig(tmp.name, dpi=90)
+    os.replace(tmp.name, out)
+    plt.close(fig)
+    return out

@@ -1,0 +1,219 @@
+"""The localiser at run time: one pass over the frame at half size, then the face reader on dice.
+
+`Localiser.detect(image_bgr)` resizes the frame (or a window of it: the motion gate passes
+windows at full-frame scale) by the model's `input_scale` (0.5: a 1080p frame's dice become
+12-17 px), runs the ONNX model (centre heatmaps of die, gem, tile, tile_back, figure and hand,
+and box sizes), decodes the peaks (`vision.localiser_decode`) and has the face reader name each
+die from a full-resolution crop. It returns the same `Detections` as the YOLO detector did (the
+five faces, `die_unreadable`, gem, tile, tile_back, figure, hand), so every later stage reads it
+unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.classes import DETECTION_NAMES, DIE_UNREADABLE
+from vision.detections import Detections
+from vision.detector import ModelError, default_faces_path, default_threads, open_session
+from vision.face_reader import FaceModelError, FaceReader, reread_dice
+from vision.localiser_decode import decode
+
+MODEL_KIND = "templecam-localiser"
+"""The ONNX metadata `kind` of a localiser model."""
+PAD_VALUE = 114
+
+
+@dataclass(frozen=True)
+class LocaliserSettings:
+    """How the localiser runs: thresholds, input scale, CPU threads, the face reader."""
+
+    conf: float = 0.3
+    """Lowest centre score reported (dice: after the face reader's rescoring)."""
+    scale: float | None = None
+    """Resize factor of the frame before the network; None: the model's own (0.5 for 1080p)."""
+    threads: int | None = None
+    """ONNX Runtime intra-op threads; None: the CPUs this process may use, at most 4."""
+    spin: bool = False
+    """Let idle ONNX Runtime threads spin (faster alone, slower on busy shared cores)."""
+    faces: str = "auto"
+    """"auto" (the shipped reader), "off" or the path of a face-reader .onnx."""
+    iou: float = 0.5
+    """Peaks of one class overlapping more than this are one object."""
+    max_det: int = 300
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.conf <= 1.0:
+            raise ValueError("conf must lie in 0..1")
+        if self.scale is not None and not 0.1 <= self.scale <= 2.0:
+            raise ValueError(f"scale={self.scale}: give 0.1 to 2")
+        if self.threads is not None and self.threads < 1:
+            raise ValueError(f"threads={self.threads}: give 1 or more")
+
+    @classmethod
+    def parse(cls, text: str) -> LocaliserSettings:
+        """Read settings written as `key=value` words, e.g. "scale=0.5 threads=2 faces=off"."""
+        kinds = {f.name: f.type for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for word in text.replace(",", " ").split():
+            key, sep, raw = word.partition("=")
+            if not sep or key not in kinds:
+                raise ValueError(f"{word!r}: expected key=value with a key of {', '.join(kinds)}")
+            if key == "faces":
+                values[key] = raw
+            elif key == "spin":
+                values[key] = raw.lower() in ("1", "on", "true", "yes")
+            elif raw in ("none", "auto") and key in ("scale", "threads"):
+                values[key] = None
+            else:
+                try:
+                    values[key] = int(raw) if key in ("threads", "max_det") else float(raw)
+                except ValueError:
+                    raise ValueError(f"{word!r}: {key} takes a number") from None
+        return cls(**values)
+
+    def describe(self) -> str:
+        """Return the settings that differ from the defaults as `key=value` words."""
+        default = LocaliserSettings()
+        words = [
+            f"{f.name}={getattr(self, f.name)}"
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(default, f.name)
+        ]
+        return " ".join(words) or "defaults"
+
+
+@dataclass(frozen=True)
+class LocaliserInfo:
+    """What the pipeline asks of a model: it takes any input size, in steps of `stride`."""
+
+    names: tuple[str, ...]
+    """The localiser's own classes (die, gem, tile, ...)."""
+    stride: int
+    scale: float
+    dynamic_size: bool = True
+    imgsz: tuple[int, int] = (544, 960)
+    input_name: str = "images"
+
+
+def is_localiser(model_path: Path) -> bool:
+    """Return whether an .onnx file is a localiser (by its metadata), without running it."""
+    try:
+        import onnx
+
+        model = onnx.load(str(model_path), load_external_data=False)
+    except Exception:  # not an ONNX file at all: the caller's open will say so
+        return False
+    return any(p.key == "kind" and p.value == MODEL_KIND for p in model.metadata_props)
+
+
+class Localiser:
+    """The one-pass localiser plus face reader: `detect(image_bgr)` returns `Detections`."""
+
+    def __init__(
+        self, model: str | os.PathLike[str], settings: LocaliserSettings | None = None
+    ) -> None:
+        """Open the localiser .onnx and (unless faces=off) the face reader."""
+        self.model_path = Path(model)
+        self.settings = settings or LocaliserSettings()
+        self.threads = self.settings.threads or default_threads()
+        if not self.model_path.is_file():
+            raise ModelError(f"no model at {self.model_path}")
+        self.session = open_session(self.model_path, self.threads, self.settings.spin)
+        meta = dict(self.session.get_modelmeta().custom_metadata_map or {})
+        if meta.get("kind") != MODEL_KIND:
+            raise ModelError(f"{self.model_path}: not a templecam localiser (no kind metadata)")
+        try:
+            own = tuple(json.loads(meta["names"]))
+            stride = int(meta.get("input_multiple", 32))
+            scale = float(meta.get("input_scale", 0.5))
+        except (KeyError, ValueError, TypeError):
+            raise ModelError(f"{self.model_path}: its metadata lacks names or scale") from None
+        if own[0] != "die" or any(n not in DETECTION_NAMES and n != "die" for n in own):
+            raise ModelError(f"{self.model_path}: unknown classes {own}")
+        self.scale = self.settings.scale or scale
+        self.info = LocaliserInfo(own, stride, self.scale)
+        self._map = np.array(
+            [DETECTION_NAMES.index(DIE_UNREADABLE if n == "die" else n) for n in own]
+        )
+        self.faces = self._open_faces()
+
+    def _open_faces(self) -> FaceReader | None:
+        """Open the face reader the settings ask for (None: dice stay unread)."""
+        choice = self.settings.faces
+        if choice == "off":
+            return None
+        path = default_faces_path() if choice == "auto" else Path(choice).expanduser()
+        if choice == "auto" and not path.is_file():
+            return None
+        try:
+            return FaceReader(path, self.threads, self.settings.spin)
+        except FaceModelError as error:
+            raise ModelError(f"faces={choice}: {error}") from None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Return the class names of the detections (the detector's: faces, pieces, hands)."""
+        return DETECTION_NAMES
+
+    def with_settings(self, **changes: Any) -> Localiser:
+        """Return a localiser on the same model with some settings changed."""
+        return Localiser(self.model_path, replace(self.settings, **changes))
+
+    def input_for(self, image_bgr: np.ndarray) -> np.ndarray:
+        """Return the network input (1, 3, H, W) for a frame: resized, padded, RGB in 0..1."""
+        h, w = image_bgr.shape[:2]
+        sw, sh = max(1, round(w * self.scale)), max(1, round(h * self.scale))
+        small = cv2.resize(image_bgr, (sw, sh), interpolation=cv2.INTER_AREA)
+        m = self.info.stride
+        ph, pw = math.ceil(sh / m) * m, math.ceil(sw / m) * m
+        if (ph, pw) != (sh, sw):
+            small = cv2.copyMakeBorder(
+                small, 0, ph - sh, 0, pw - sw, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
+            )
+        rgb = small[:, :, ::-1].astype(np.float32) * (1.0 / 255.0)
+        return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None])
+
+    def locate(self, image_bgr: np.ndarray, conf: float | None = None) -> Detections:
+        """Return the localiser's own boxes (dice as `die_unreadable`), before the face reader."""
+        image = _as_bgr(image_bgr)
+        conf = self.settings.conf if conf is None else conf
+        heat, box = self.session.run(None, {self.info.input_name: self.input_for(image)})
+        xyxy, score, cls = decode(
+            heat[0], box[0], conf, self.scale, self.settings.iou, self.settings.max_det
+        )
+        h, w = image.shape[:2]
+        return Detections(xyxy, score, self._map[cls], DETECTION_NAMES).clip(w, h)
+
+    def detect(self, image_bgr: np.ndarray, conf: float | None = None) -> Detections:
+        """Find everything in a BGR frame (or window); dice named by the face reader."""
+        image = _as_bgr(image_bgr)
+        conf = self.settings.conf if conf is None else conf
+        low = conf if self.faces is None else min(conf, self.faces.candidate_conf * 2)
+        found = self.locate(image, low)
+        if self.faces is not None:
+            found = reread_dice(found, image, self.faces, conf)
+        else:
+            found = found.above(conf)
+        return found.sorted()[: self.settings.max_det]
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray:
+    """Return a 3-channel uint8 BGR view of a grey, BGR or BGRA image."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise ValueError("detect() needs an image: a (height, width[, channels]) numpy array")
+    if image.dtype != np.uint8:
+        raise ValueError(f"detect() needs 8-bit pixels, not {image.dtype}")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image

@@ -1,0 +1,70 @@
+"""Turn the localiser's output maps into boxes: peaks of the centre heatmaps, sized by the box map.
+
+Shared by the run-time localiser (`vision.localiser`) and the training's validation
+(`models.localiser`), so that both score the same boxes. Pure numpy and OpenCV.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.detections import nms
+
+STRIDE = 4
+"""Input pixels per output cell (the network's output stride)."""
+PEAK_KERNEL = 3
+"""A peak is the largest score in its PEAK_KERNEL x PEAK_KERNEL neighbourhood."""
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """Return the logistic function of `x` (float32)."""
+    return (1.0 / (1.0 + np.exp(-np.asarray(x, dtype=np.float32)))).astype(np.float32)
+
+
+def find_peaks(heat: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (class, row, col) of every local maximum of heat (C, H, W) scoring `conf` or more."""
+    kernel = np.ones((PEAK_KERNEL, PEAK_KERNEL), np.uint8)
+    classes, rows, cols = [], [], []
+    for c in range(heat.shape[0]):
+        channel = np.ascontiguousarray(heat[c], dtype=np.float32)
+        above = channel >= conf
+        if not above.any():
+            continue
+        peak = above & (channel >= cv2.dilate(channel, kernel))
+        r, q = np.nonzero(peak)
+        classes.append(np.full(len(r), c))
+        rows.append(r)
+        cols.append(q)
+    if not classes:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    return np.concatenate(classes), np.concatenate(rows), np.concatenate(cols)
+
+
+def decode(
+    heat: np.ndarray,
+    box: np.ndarray,
+    conf: float,
+    scale: float = 1.0,
+    iou: float = 0.5,
+    max_det: int = 300,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decode one image's maps into (xyxy (N, 4), score (N,), class (N,)), best first.
+
+    `heat` (C, H, W) holds centre probabilities, `box` (4, H, W) log width, log height and the
+    centre's offset within its cell, all in input px. Boxes are divided by `scale` (the factor
+    the frame was resized by before the network) so they come out in frame px. Peaks of one
+    class overlapping by more than `iou` keep the best (a big tile may peak twice).
+    """
+    cls, rows, cols = find_peaks(heat, conf)
+    if not len(cls):
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
+    score = heat[cls, rows, cols]
+    w = np.exp(np.clip(box[0, rows, cols], -2.0, 8.0))
+    h = np.exp(np.clip(box[1, rows, cols], -2.0, 8.0))
+    cx = (cols + 0.5 + box[2, rows, cols]) * STRIDE
+    cy = (rows + 0.5 + box[3, rows, cols]) * STRIDE
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1) / scale
+    keep = nms(xyxy, score, iou, cls)[:max_det]
+    return xyxy[keep].astype(np.float32), score[keep].astype(np.float32), cls[keep]
