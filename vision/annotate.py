@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from calibration.table import TableCalibration
+from vision.classes import DIE_UNREADABLE
 from vision.figures import FIGURE_RGB
 from vision.grid import Grid
 from vision.observation import Observation
@@ -48,8 +49,11 @@ def annotate(
         busy = zone.player in obs.busy
         colour = _player_bgr(zone.player)
         cv2.polylines(canvas, [polygon.astype(np.int32)], True, colour, 3 if busy else 1)
-        faces = obs.faces(zone.player)
-        label = zone.player + (": rolling" if faces is None or busy else f": {len(faces)} dice")
+        dice = obs.dice.get(zone.player, ())
+        unsure = sum(d.face is None for d in dice)
+        label = zone.player + (
+            ": rolling" if busy else f": {len(dice)} dice" + (f", {unsure} ?" if unsure else "")
+        )
         x, y = polygon.min(axis=0)
         _text(canvas, label, (int(x) + 4, int(y) + 16), colour)
     if grid is not None:
@@ -65,6 +69,8 @@ def annotate(
         x0, y0, x1, y1 = (int(v) for v in box)
         colour = CLASS_BGR.get(name, (255, 255, 255))
         cv2.rectangle(canvas, (x0, y0), (x1, y1), colour, 1)
+        if name == DIE_UNREADABLE:  # a die read below the face reader's threshold
+            _text(canvas, "?", (x0, max(y0 - 3, 10)), (255, 255, 255))
     for x0, y0, x1, y1 in result.gate.windows if not result.gate.full else ():
         cv2.rectangle(
             canvas,

@@ -13,6 +13,8 @@ from vision.observation import Cell, Observation
 from vision.stability import Settled
 
 _ORDER = {"dice": 0, "tile": 1, "figure": 2, "gems": 3, "depot": 4}
+UNSURE_MARK = "unsure (?)"
+"""What a waiting message for an unsurely read die says (it is cleared once the die is read)."""
 REACH_SECONDS = 4.0
 """Arms over a cell this long before a tile settled there count toward who placed it."""
 
@@ -39,9 +41,19 @@ class EventMaker:
     """Recent arms over temple cells: (when, cell, whose seat it came from)."""
 
     def see(self, observation: Observation) -> None:
-        """Remember whose arms reach over which cells (to tell who placed a tile)."""
+        """Remember whose arms reach over which cells (to tell who placed a tile), and say which
+        players' rolls wait for a die read unsurely ("?")."""
         for cell, player in observation.reach.items():
             self.reaches.append((observation.t, cell, player))
+        for player, dice in observation.dice.items():
+            unsure = sum(d.face is None for d in dice)
+            if unsure and player not in observation.busy:
+                self.waiting[player] = (
+                    f"{player}: {unsure} of {len(dice)} dice {UNSURE_MARK}: waiting for a clear "
+                    "view, or enter the roll"
+                )
+            elif UNSURE_MARK in self.waiting.get(player, ""):
+                self.waiting.pop(player)
 
     def events_for(self, changes: Sequence[Settled]) -> list[dict[str, Any]]:
         """Return the events that the settled changes stand for, in the order to apply them."""

@@ -50,6 +50,9 @@ MERGE_IOU = 0.3
 """Die boxes of any die class overlapping more than this are one die (dice seldom overlap)."""
 UNREADABLE_CONF = 0.6
 """A die is unreadable only when the reader says so this surely; else its likeliest face."""
+UNSURE_FACE = 0.5
+"""A die whose likeliest face has less than this share of its face probabilities is reported
+`die_unreadable` (shown as "?"): the stability stage waits for a surer frame."""
 CANDIDATE_CONF = 0.05
 """The detector passes die-like boxes down to this confidence to the reader (see `reread_dice`)."""
 CHUNK = 64
@@ -209,9 +212,10 @@ def reread_dice(
     Die boxes of any die classes overlapping by more than `merge_iou` are one die (the most
     confident box stays); each die then becomes the face the reader sees most likely, or
     `die_unreadable` when the reader is at least `unreadable_conf` sure of that, and is dropped
-    when the reader gives `not_die` more than `drop`. Its confidence becomes
-    sqrt(detector confidence x the reader's probability of that face), and dice under `conf`
-    are left out.
+    when the reader gives `not_die` more than `drop`. A die whose likeliest face has less than
+    `UNSURE_FACE` of its face probabilities is `die_unreadable` too (shown as "?"). Its
+    confidence becomes sqrt(detector confidence x the reader's probability of that face), and
+    dice under `conf` are left out.
     """
     names = dets.class_names
     die_ids = [i for i, n in enumerate(names) if n in DIE_CLASSES]
@@ -228,6 +232,8 @@ def reread_dice(
         real = np.array([j for j in face_cols if j != unreadable])
         unsure = (best == unreadable) & (probs[:, unreadable] < unreadable_conf)
         best = np.where(unsure, real[probs[:, real].argmax(axis=1)], best)
+    faces_total = np.maximum(probs[:, face_cols].sum(axis=1), 1e-9)
+    doubtful = probs[np.arange(len(dice)), best] / faces_total < UNSURE_FACE
     score = np.sqrt(dice.confidence * probs[np.arange(len(dice)), best])
     keep = score >= conf
     if NOT_DIE in reader.names:
@@ -235,7 +241,7 @@ def reread_dice(
     class_id = dice.class_id.copy()
     for row, col in enumerate(best):
         name = reader.names[col]
-        target = DIE_UNREADABLE if name == UNREADABLE else name
+        target = DIE_UNREADABLE if name == UNREADABLE or doubtful[row] else name
         if target in names:
             class_id[row] = names.index(target)
     read = Detections(dice.xyxy, score, class_id, names)[keep]

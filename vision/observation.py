@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 Cell = tuple[int, int]
@@ -53,6 +53,18 @@ class Observation:
     """Hands and arms seen over the table."""
     reach: Mapping[Cell, str] = field(default_factory=dict)
     """Cells of the temple with an arm over them, by the player whose seat the arm comes from."""
+
+    def capped(self, held: Mapping[str, int]) -> Observation:
+        """Keep at most `held[player]` dice per player, the most confident (the engine knows how
+        many dice each holds: a die more than that is a false one)."""
+        dice = {
+            p: tuple(sorted(d, key=lambda die: -die.conf)[: held[p]]) if p in held else d
+            for p, d in self.dice.items()
+        }
+        if all(len(dice[p]) == len(d) for p, d in self.dice.items()):
+            return self
+        dice = {p: tuple(sorted(d, key=lambda die: die.xy_mm)) for p, d in dice.items()}
+        return replace(self, dice=dice)
 
     def faces(self, player: str) -> tuple[str, ...] | None:
         """Return the player's readable faces, sorted; None if any of their dice is unreadable."""

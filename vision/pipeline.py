@@ -65,6 +65,10 @@ class Pipeline:
         observation = self.scene.observe(
             image, gate.detections, seq, t, gate.moving, fresh, gate.stale
         )
+        game = self.maker.game()
+        if game is not None:
+            held = {p: player.dice for p, player in game.players.items() if not player.escaped}
+            observation = observation.capped(held)
         observed = time.perf_counter()
         self.maker.see(observation)
         changes = self.stabiliser.update(observation)

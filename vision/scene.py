@@ -127,7 +127,10 @@ class SceneReader:
         conf: np.ndarray,
         blockers: Sequence[Sequence[float]],
     ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str]]:
-        """Dice by the zone they lie in; zones with hands, motion or unreadable dice are busy."""
+        """Dice by the zone they lie in; zones with hands or motion over them are busy.
+
+        An unreadable die does not make its zone busy: the stability stage votes each die's
+        face over the frames it lies still, and waits while one has no sure read."""
         found: dict[str, list[SeenDie]] = {p: [] for p in self._zone_px}
         busy: set[str] = set()
         for i in np.flatnonzero(np.isin(names, DIE_CLASSES) & (conf >= self.settings.die_conf)):
@@ -137,8 +140,6 @@ class SceneReader:
                 continue
             face = None if names[i] == UNREADABLE else str(names[i])
             found[player].append(SeenDie(face, xy, float(conf[i])))
-            if face is None:
-                busy.add(player)
         for player, polygon in self._zone_px.items():
             if any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers):
                 busy.add(player)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from vision.observation import Observation
+from vision.observation import Observation, SeenDie
 
 UNSET = object()
 
@@ -26,6 +27,8 @@ class StabilitySettings:
     """Tiles, gems and figures: hands pass over them, so they must stay put longer."""
     moved_mm: float = 6.0
     """Dice whose positions changed by more than this were rolled (even to the same faces)."""
+    sure_conf: float = 0.5
+    """A die read less surely than this in a frame casts no vote in it (it shows as "?")."""
 
 
 @dataclass(frozen=True)
@@ -60,20 +63,27 @@ class Stabiliser:
     settled: dict[tuple[Hashable, ...], Settled] = field(default_factory=dict)
     _runs: dict[tuple[Hashable, ...], _Run] = field(default_factory=dict)
     _positions: dict[str, np.ndarray] = field(default_factory=dict)
+    _votes: dict[str, tuple[np.ndarray, list[Counter[str]]]] = field(default_factory=dict)
+    """Per player: where each die lay in the last frame and the weighted face votes it has."""
 
     def update(self, obs: Observation) -> list[Settled]:
         """Take one frame's observation; return every value that settled to a new value."""
         changes: list[Settled] = []
         for player, dice in obs.dice.items():
-            faces = obs.faces(player)
-            if player in obs.busy or faces is None:
+            voted = self._vote(player, dice, obs.t, player in obs.busy)
+            if voted is None:
                 self._runs.pop(("dice", player), None)
                 continue
-            conf = min((d.conf for d in dice), default=1.0)
+            faces, conf = voted
             where = np.array([d.xy_mm for d in dice], dtype=np.float64).reshape(-1, 2)
-            faces_here = [d.face or "" for d in dice]
             changes += self._feed(
-                ("dice", player), faces, obs.t, conf, self.settings.min_seconds, where, faces_here
+                ("dice", player),
+                tuple(sorted(faces)),
+                obs.t,
+                conf,
+                self.settings.min_seconds,
+                where,
+                list(faces),
             )
         slow = self.settings.piece_seconds
         for cell, tile in obs.tiles.items():
@@ -87,6 +97,44 @@ class Stabiliser:
         for colour, cell in obs.figures.items():
             changes += self._feed(("figure", colour), cell, obs.t, 1.0, slow)
         return changes
+
+    def _vote(
+        self, player: str, dice: Sequence[SeenDie], t: float, busy: bool
+    ) -> tuple[tuple[str, ...], float] | None:
+        """Vote each still die's face over the frames it has lain still; None while undecided.
+
+        A die keeps its votes while it lies where it lay (within `moved_mm`); a frame that
+        reads it unsure adds nothing, one that reads it otherwise is outvoted. Returns each
+        die's face (in the order of `dice`) and the least confidence (a read's, or the smallest
+        winning share); None while a hand is over the zone or a die has no read it is sure of
+        (the dashboard shows it as "?").
+        """
+        if busy:
+            self._votes.pop(player, None)
+            return None
+        where = np.array([d.xy_mm for d in dice], dtype=np.float64).reshape(-1, 2)
+        before = self._votes.get(player)
+        tolerance = self.settings.moved_mm
+        votes: list[Counter[str]] = []
+        for i in range(len(dice)):
+            kept: Counter[str] = Counter()
+            if before is not None and len(before[0]):
+                distances = np.linalg.norm(before[0] - where[i], axis=1)
+                j = int(np.argmin(distances))
+                if distances[j] <= tolerance:
+                    kept = Counter(before[1][j])
+            if dice[i].face is not None and dice[i].conf >= self.settings.sure_conf:
+                kept[dice[i].face] += dice[i].conf
+            votes.append(kept)
+        self._votes[player] = (where, votes)
+        if any(not v for v in votes):
+            return None
+        faces = [v.most_common(1)[0][0] for v in votes]
+        share = min(
+            (v[f] / sum(v.values()) for v, f in zip(votes, faces, strict=True)), default=1.0
+        )
+        conf = min(d.conf for d in dice) if dice else 1.0
+        return tuple(faces), min(conf, share)
 
     def _feed(
         self,

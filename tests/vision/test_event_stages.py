@@ -243,3 +243,42 @@ def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
         assert len(discover) == 1 and table.verdicts[-1]
         placed_by[placer] = discover[0]["player"]
     assert placed_by == {"red": "red", "blue": "blue"}
+
+
+def test_a_die_misread_in_one_still_frame_is_outvoted_by_the_others() -> None:
+    table = Table()
+    table.dice["red"] = tuple(SeenDie(f, (i * 20.0, 9.0), 0.9) for i, f in enumerate(ROLL))
+    misread = list(table.dice["red"])
+    misread[2] = SeenDie("torch", misread[2].xy_mm, 0.9)  # the key read as a torch, once
+    table.show(3)
+    assert [e["faces"] for e in table.events] == [sorted(ROLL)]
+    table.dice["red"] = tuple(misread)
+    table.show(1)  # the same dice lying still: the vote keeps the key
+    assert len(table.events) == 1
+    assert table.stabiliser.settled[("dice", "red")].value == tuple(sorted(ROLL))
+
+
+def test_a_die_read_unsurely_holds_the_roll_and_shows_a_question_mark() -> None:
+    table = Table()
+    dice = [SeenDie(f, (i * 20.0, 9.0), 0.9) for i, f in enumerate(ROLL)]
+    dice[4] = SeenDie(None, dice[4].xy_mm, 0.4)  # "?"
+    table.dice["red"] = tuple(dice)
+    table.show(4)
+    assert table.events == []
+    assert table.maker.waiting["red"] == (
+        "red: 1 of 5 dice unsure (?): waiting for a clear view, or enter the roll"
+    )
+    dice[4] = SeenDie("golden_mask", dice[4].xy_mm, 0.8)  # a clearer frame of the same die
+    table.dice["red"] = tuple(dice)
+    table.show(3)
+    assert [e["faces"] for e in table.events] == [sorted(ROLL)]
+    assert "red" not in table.maker.waiting
+
+
+def test_vision_never_reports_more_dice_than_a_player_holds() -> None:
+    dice = [SeenDie(f, (i * 20.0, 9.0), 0.9) for i, f in enumerate(ROLL)]
+    dice.append(SeenDie("torch", (200.0, 9.0), 0.35))  # a false die: the least sure
+    obs = Observation(seq=1, t=0.0, dice={"red": tuple(dice), "blue": ()})
+    capped = obs.capped({"red": 5, "blue": 5})
+    assert [d.face for d in capped.dice["red"]] == list(ROLL)
+    assert capped.capped({"red": 5, "blue": 5}) is capped
