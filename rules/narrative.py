@@ -5,8 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.catalog import TileDef
 from rules.engine import Game
 from rules.vocabulary import plural
+
+
+def chamber_label(tile: TileDef) -> str:
+    """The short name a player gives a chamber: `Start`, `Exit`, `Gem chamber`, `Chamber`.
+
+    The icons on the tile say the rest (what it takes to enter, which icon its gems need), so
+    the catalog's numbers and qualifiers ("Gem chamber (keys) 2") are left to the tile's title.
+    """
+    if tile.kind == "start":
+        return "Start"
+    if tile.kind == "exit":
+        return "Exit"
+    if tile.gems is not None:
+        return "Gem chamber" if tile.gems.count > 1 else "One-gem chamber"
+    return "Chamber"
 
 
 def _cell(value: Any) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.actions import open_actions, team_actions
 from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game
-from rules.narrative import describe_event
+from rules.narrative import chamber_label, describe_event
 from rules.vocabulary import SIDES
 from server.session import LogEntry, Session
 
@@ -114,6 +114,7 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
             {
                 **placed.to_json(),
                 "name": tile.name,
+                "label": chamber_label(tile),
                 "kind": tile.kind,
                 "open_sides": [side for side in SIDES if side in placed.open_sides],
                 "enter": list(tile.enter),

@@ -88,6 +88,8 @@ function render(previous, state) {
     return;
   }
   if (previous && previous.game_id !== state.game_id) localWarnings.length = 0;
+  // The layout fits the number of player cards (set before the temple measures its room).
+  document.body.dataset.players = String(Object.keys(game.players).length);
   renderCounters(previous, state);
   renderClockButtons(state);
   renderNotices(state.notices || []);
@@ -418,6 +420,10 @@ function renderTeam(game) {
 
 // ----- the temple ---------------------------------------------------------------------------
 
+function sameCell(a, b) {
+  return Array.isArray(a) && Array.isArray(b) && a[0] === b[0] && a[1] === b[1];
+}
+
 function cellKey(cell) {
   return `${cell[0]}_${cell[1]}`;
 }
@@ -449,7 +455,7 @@ function renderTemple(state) {
   if (grid.dataset.key === key) return;
   grid.dataset.key = key;
   grid.style.setProperty("--cell", `${size}px`);
-  grid.classList.toggle("compact", size < 135);
+  grid.classList.toggle("compact", size < 170);
   grid.style.gridTemplateColumns = `repeat(${cols}, ${size}px)`;
   grid.style.gridTemplateRows = `repeat(${rows}, ${size}px)`;
   const place = (node, cell) => {
@@ -466,19 +472,22 @@ function renderTemple(state) {
 
 function cellSize(cols, rows) {
   const wrap = $("temple-wrap");
-  const width = Math.max(240, wrap.clientWidth - 12);
+  const width = Math.max(window.innerWidth <= 600 ? 200 : 240, wrap.clientWidth - 12);
   const top = wrap.getBoundingClientRect().top + window.scrollY;
-  const height = Math.max(320, window.innerHeight - top - 70);
+  let height = Math.max(320, window.innerHeight - top - 70);
+  const players = Number(document.body.dataset.players || 0);
+  if (window.innerWidth > 1400 && players >= 3) height = Math.min(height, window.innerHeight * 0.45);
   const gap = 6;
   const byWidth = Math.floor((width - gap * (cols - 1)) / cols);
   const byHeight = Math.floor((height - gap * (rows - 1)) / rows);
-  return Math.max(96, Math.min(210, byWidth, byHeight));
+  const smallest = window.innerWidth <= 600 ? 58 : 96; // a phone shows the whole temple, smaller
+  return Math.max(smallest, Math.min(210, byWidth, byHeight));
 }
 
 function tileNode(tile, game) {
   const classes = ["tile", `kind-${tile.kind}`];
   if (tile.gem_icons) classes.push(`gems-${tile.gem_icons.icon}`);
-  const name = tile.kind === "start" ? "Start" : tile.kind === "exit" ? "Exit" : tile.name;
+  const name = tile.label || tile.name;
   return el(
     "div",
     {
@@ -667,7 +676,8 @@ function updateCard(card, player, game) {
   );
   showShowing(card, player, game.setup.track_dice);
   showActions(card, player, game.state.outcome);
-  card.more.hidden = game.state.outcome !== "running" || player.escaped;
+  // Manual mode reports no rolls: the roll entry is only for a game whose dice are tracked.
+  card.more.hidden = game.state.outcome !== "running" || player.escaped || !game.setup.track_dice;
   showRoll(card);
 }
 
@@ -734,7 +744,7 @@ function actionButton(pid, action, testid) {
       class: `action kind-${action.action}`,
       disabled: !action.possible,
       dataset: { testid },
-      title: JSON.stringify(action.event),
+      title: action.label,
       onclick: () => takeAction(pid, action),
     },
     el("span", { class: "label" }, actionLabel(action)),
@@ -748,10 +758,18 @@ function actionButton(pid, action, testid) {
   return button;
 }
 
+/** A short label that fits a compact card: "↑ Discover N", "→ Enter Gem chamber (keys) 1". */
 function actionLabel(action) {
-  const label = action.label.charAt(0).toUpperCase() + action.label.slice(1);
   const side = /\(([NESW])\)$|to the ([NESW])$/.exec(action.label);
-  const arrow = side ? `${SIDE_ARROWS[side[1] || side[2]]} ` : "";
+  const letter = side ? side[1] || side[2] : null;
+  const arrow = letter ? `${SIDE_ARROWS[letter]} ` : "";
+  if (action.action === "discover" && letter) return `${arrow}Discover ${letter}`;
+  if (action.action === "enter" && letter) {
+    const target = current && current.game ? current.game.temple.find((t) => sameCell(t.cell, action.event.cell)) : null;
+    const name = target ? target.label : action.label.replace(/^enter /, "").replace(/ \([NESW]\)$/, "");
+    return `${arrow}Enter ${name}`;
+  }
+  const label = action.label.charAt(0).toUpperCase() + action.label.slice(1);
   return `${arrow}${label}`;
 }
 
