@@ -19,7 +19,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-from rules.vocabulary import FACES
+from vision.classes import (
+    DIE_CLASSES,
+    DIE_UNREADABLE,
+    NOT_DIE,
+    READER_CLASSES,
+    detection_class,
+)
+from vision.classes import READER_UNREADABLE as UNREADABLE
 from vision.detections import Detections, nms
 from vision.detector import (
     ModelError,
@@ -36,14 +43,8 @@ MIN_CROP = 8
 """Smallest crop side in frame px."""
 PAD_VALUE = 114
 """Grey beyond the frame's edges (the detector's letterbox grey)."""
-UNREADABLE = "unreadable"
-NOT_DIE = "not_die"
-CLASSES: tuple[str, ...] = (*FACES, UNREADABLE, NOT_DIE)
-"""What the classifier tells apart: the five faces, an unreadable die, and no die at all."""
-DIE_UNREADABLE = "die_unreadable"
-"""The detector's class for a die whose face cannot be read."""
-DIE_CLASSES: tuple[str, ...] = (*FACES, DIE_UNREADABLE)
-"""The detector classes that are dice, which the reader re-reads."""
+CLASSES = READER_CLASSES
+"""What the classifier tells apart (`vision.classes.READER_CLASSES`)."""
 DROP_CONF = 0.5
 """A die-like detection is dropped when the reader gives `not_die` more than this."""
 MERGE_IOU = 0.3
@@ -241,7 +242,7 @@ def reread_dice(
     class_id = dice.class_id.copy()
     for row, col in enumerate(best):
         name = reader.names[col]
-        target = DIE_UNREADABLE if name == UNREADABLE or doubtful[row] else name
+        target = DIE_UNREADABLE if doubtful[row] else detection_class(name)
         if target in names:
             class_id[row] = names.index(target)
     read = Detections(dice.xyxy, score, class_id, names)[keep]

@@ -9,14 +9,11 @@ import cv2
 import numpy as np
 
 from calibration.table import TableCalibration
+from vision.classes import DIE_CLASSES, DIE_UNREADABLE
 from vision.detections import Detections, nms
 from vision.figures import figure_colour
 from vision.grid import Grid, locate_grid
 from vision.observation import Cell, Observation, SeenDie, SeenTile
-
-FACE_CLASSES = ("adventurer", "key", "torch", "golden_mask", "black_mask")
-UNREADABLE = "die_unreadable"
-DIE_CLASSES = (*FACE_CLASSES, UNREADABLE)
 
 TileReader = Callable[[np.ndarray, Sequence[Sequence[float]]], SeenTile | None]
 """Reads the tile in a cell: (frame, corners NW NE SE SW in image px of the cell grown by
@@ -138,7 +135,7 @@ class SceneReader:
             player = self._zone_for(xy)
             if player is None:
                 continue
-            face = None if names[i] == UNREADABLE else str(names[i])
+            face = None if names[i] == DIE_UNREADABLE else str(names[i])
             found[player].append(SeenDie(face, xy, float(conf[i])))
         for player, polygon in self._zone_px.items():
             if any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers):

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from models.synth.canvas import Canvas
-from models.synth.classes import FACES
 from models.synth.crop_die import DiePaint, draw_painted_die, lying_die
 from models.synth.crop_effects import apply_crop_effects
 from models.synth.crop_look import LIGHTS, PRINTS, WOODS, Look, jitter_colour
@@ -41,6 +40,7 @@ from models.synth.crop_scene import (
 from models.synth.draw_dice import die_shadow
 from models.synth.draw_props import draw_figure, draw_gem, draw_hand, gem_shadow, hand_shadow
 from models.synth.scene import PLAYER_COLOURS, Die, Figure, Gem
+from rules.vocabulary import FACES
 from vision.detections import box_iou
 from vision.face_reader import CROP_SCALE, NOT_DIE, PAD_VALUE, crop_square, crop_window
 

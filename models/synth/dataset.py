@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 
 from models.synth.frame import Frame, render_frame
-from models.synth.labels import CLASS_NAMES
+from models.synth.labels import DETECTION_NAMES
 from models.synth.settings import JPEG_QUALITY, SynthSettings
 from templecam.files import write_atomically
 
@@ -45,7 +45,7 @@ class DatasetPlan:
             "settings": self.settings.to_json(),
             "seed": self.seed,
             "val_fraction": self.val_fraction,
-            "classes": list(CLASS_NAMES),
+            "classes": list(DETECTION_NAMES),
         }
 
 
@@ -145,9 +145,9 @@ def write_data_yaml(plan: DatasetPlan) -> Path:
         f"path: {json.dumps(str(plan.out.resolve()))}",
         f"train: images/{'train' if has_train else 'val'}",
         f"val: images/{'val' if has_val else 'train'}",
-        f"nc: {len(CLASS_NAMES)}",
+        f"nc: {len(DETECTION_NAMES)}",
         "names:",
-        *(f"  - {name}" for name in CLASS_NAMES),
+        *(f"  - {name}" for name in DETECTION_NAMES),
     ]
     path = plan.out / "data.yaml"
     write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))

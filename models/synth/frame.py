@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from models.synth.effects import apply_effects
-from models.synth.labels import CLASS_NAMES, Annotation, annotate, yolo_lines
+from models.synth.labels import DETECTION_NAMES, Annotation, annotate, yolo_lines
 from models.synth.layout import SPARE_GEMS, random_scene
 from models.synth.render import render_scene
 from models.synth.scene import Scene
@@ -131,7 +131,7 @@ def scene_record(scene: Scene, annotations: list[Annotation]) -> dict[str, Any]:
         "format": SCENE_FORMAT,
         "about": SCENE_ABOUT,
         "image": {"width": s.width, "height": s.height},
-        "classes": list(CLASS_NAMES),
+        "classes": list(DETECTION_NAMES),
         "camera": scene.camera.to_json(),
         "light": {
             "azimuth_deg": _r(scene.light.azimuth),

@@ -8,7 +8,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from models.synth.classes import FACES
+from rules.vocabulary import FACES
 
 __all__ = ["FACES", "FACE_COLOURS", "face_icon"]
 

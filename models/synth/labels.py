@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.synth.classes import CLASS_NAMES
 from models.synth.render import Drawn, Rendered
 from models.synth.scene import Scene
+from vision.classes import DETECTION_NAMES, DIE_UNREADABLE
 
-__all__ = ["CLASS_NAMES", "Annotation", "annotate", "die_face", "yolo_lines"]
+__all__ = ["DETECTION_NAMES", "Annotation", "annotate", "die_face", "yolo_lines"]
 
 MIN_VISIBLE = 0.4
 """Objects showing less than this fraction of their footprint get no label."""
@@ -72,7 +72,7 @@ def annotate(scene: Scene, rendered: Rendered) -> list[Annotation]:
         in_frame = inside / full if full else 0.0
         face = die_face(scene, drawn, visible) if drawn.kind == "die" else None
         if drawn.kind == "die":
-            label: str | None = face or "die_unreadable"
+            label: str | None = face or DIE_UNREADABLE
         else:
             label = _KIND_CLASS.get(drawn.kind)
         big_enough = box is not None and min(box[2] - box[0], box[3] - box[1]) >= MIN_SIDE_PX
@@ -91,5 +91,5 @@ def yolo_lines(annotations: list[Annotation], width: int, height: int) -> str:
         x0, y0, x1, y1 = a.box
         cx, cy = (x0 + x1) / 2 / width, (y0 + y1) / 2 / height
         w, h = (x1 - x0) / width, (y1 - y0) / height
-        lines.append(f"{CLASS_NAMES.index(a.label)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
+        lines.append(f"{DETECTION_NAMES.index(a.label)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
     return "".join(line + "\n" for line in lines)

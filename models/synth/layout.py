@@ -29,12 +29,11 @@ from models.synth.settings import SynthSettings
 from models.synth.tileart import gem_spots
 from rules.catalog import basic_catalog
 from rules.temple import PlacedTile, quarter_turns_for
-from rules.vocabulary import SIDES, neighbour, opposite
+from rules.vocabulary import FACES, SIDES, neighbour, opposite
 
 TOTAL_GEMS = 25
 SPARE_GEMS = 2
 _FACE_WEIGHTS = np.array([2, 1, 1, 1, 1]) / 6
-_TOP_FACES = ("adventurer", "key", "torch", "golden_mask", "black_mask")
 _WOODS = [(0.86, 0.70, 0.48), (0.80, 0.62, 0.40), (0.90, 0.78, 0.58), (0.74, 0.55, 0.34)]
 _SKINS = [(0.96, 0.80, 0.69), (0.89, 0.68, 0.54), (0.76, 0.55, 0.40), (0.55, 0.37, 0.25)]
 _SKINS += [(0.36, 0.24, 0.17), (0.98, 0.86, 0.76)]
@@ -187,7 +186,7 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
     taken = Footprints()
     dice: list[Die] = []
     for _ in range(count):
-        face = str(rng.choice(_TOP_FACES, p=_FACE_WEIGHTS))
+        face = str(rng.choice(FACES, p=_FACE_WEIGHTS))
         grain = int(rng.integers(8))
         flying = rng.random() < {"rolling": 0.7, "mixed": 0.3}.get(str(mode), 0.0)
         if flying:

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from models.synth.frame import render_frame
-from models.synth.labels import CLASS_NAMES
+from models.synth.labels import DETECTION_NAMES
 from models.synth.settings import SynthSettings
 
 CLASS_COLOURS: dict[str, tuple[int, int, int]] = {
@@ -35,7 +35,7 @@ def draw_labels(image: np.ndarray, labels: str, names: bool = True) -> np.ndarra
     h, w = out.shape[:2]
     for line in labels.splitlines():
         cls, cx, cy, bw, bh = line.split()
-        name = CLASS_NAMES[int(cls)]
+        name = DETECTION_NAMES[int(cls)]
         x0 = round((float(cx) - float(bw) / 2) * w)
         y0 = round((float(cy) - float(bh) / 2) * h)
         x1 = round((float(cx) + float(bw) / 2) * w) - 1

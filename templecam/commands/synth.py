@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from models.synth.classes import CLASS_NAMES
 from models.synth.settings import SynthSettings
 from templecam.errors import UserError
+from vision.classes import DETECTION_NAMES
 
 if TYPE_CHECKING:
     from models.synth.dataset import DatasetPlan
@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "synth",
         help="render a synthetic table dataset for training the detector",
         description=_DESCRIPTION,
-        epilog=_EPILOG.format(classes=", ".join(CLASS_NAMES)),
+        epilog=_EPILOG.format(classes=", ".join(DETECTION_NAMES)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

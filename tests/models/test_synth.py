@@ -15,7 +15,7 @@ import pytest
 from models.synth.camera import Camera
 from models.synth.dataset import encode_frame, split_of
 from models.synth.frame import render_frame
-from models.synth.labels import CLASS_NAMES, MIN_VISIBLE
+from models.synth.labels import DETECTION_NAMES, MIN_VISIBLE
 from models.synth.settings import SynthSettings
 from templecam.commands import synth
 from templecam.errors import UserError
@@ -66,7 +66,7 @@ def _labels(text: str) -> list[tuple[int, float, float, float, float]]:
 
 
 def test_class_names_are_the_game_record_faces_then_pieces():
-    assert CLASS_NAMES[:9] == (
+    assert DETECTION_NAMES[:9] == (
         "adventurer",
         "key",
         "torch",
@@ -77,7 +77,7 @@ def test_class_names_are_the_game_record_faces_then_pieces():
         "tile_back",
         "figure",
     )
-    assert CLASS_NAMES[9:] == ("die_unreadable", "hand")
+    assert DETECTION_NAMES[9:] == ("die_unreadable", "hand")
 
 
 def test_same_seed_gives_identical_bytes_and_pixels(small_frames):
@@ -99,7 +99,7 @@ def test_label_lines_are_in_range(small_frames, full_frames):
         rows = _labels(frame.labels)
         assert rows, "every frame shows something to detect"
         for cls, cx, cy, w, h in rows:
-            assert 0 <= cls < len(CLASS_NAMES)
+            assert 0 <= cls < len(DETECTION_NAMES)
             assert cx - w / 2 + 1e-6 >= 0 and cx + w / 2 <= 1 + 1e-6
             assert cy - h / 2 + 1e-6 >= 0 and cy + h / 2 <= 1 + 1e-6
             assert w * settings.width >= 4 - 1e-6 and h * settings.height >= 4 - 1e-6
@@ -114,7 +114,7 @@ def test_labels_match_the_scene_record(small_frames):
         labelled = [o for o in objects if o["label"] is not None]
         w, h = scene["image"]["width"], scene["image"]["height"]
         expected = sorted(
-            (CLASS_NAMES.index(o["label"]), *(round(v, 4) for v in _yolo(o["box"], w, h)))
+            (DETECTION_NAMES.index(o["label"]), *(round(v, 4) for v in _yolo(o["box"], w, h)))
             for o in labelled
         )
         got = sorted((c, *(round(v, 4) for v in rest)) for c, *rest in _labels(frame.labels))
@@ -265,8 +265,8 @@ def test_small_run_writes_a_loadable_dataset_and_resumes(tmp_path, capsys):
     out = tmp_path / "ds"
     assert synth.run(_args(out, frames=4)) == 0
     data = yaml.safe_load((out / "data.yaml").read_text())
-    assert data["names"] == list(CLASS_NAMES)
-    assert data["nc"] == len(CLASS_NAMES)
+    assert data["names"] == list(DETECTION_NAMES)
+    assert data["nc"] == len(DETECTION_NAMES)
     assert Path(data["path"]) == out.resolve()
     for i in range(4):
         split = split_of(i, 0.2)

@@ -24,12 +24,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.synth.classes import CLASS_NAMES, FACES
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
 from templecam.commands import bench_vision, detect
 from templecam.errors import UserError
 from vision.bench import run_vision_benchmark
+from vision.classes import DETECTION_NAMES, FACES
 from vision.detections import Detections, box_iou
 from vision.detector import (
     Detector,
@@ -428,7 +428,7 @@ def real_model(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("yolo-export")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ULTRALYTICS_")}
     done = subprocess.run(
-        [sys.executable, "-c", _EXPORT, str(out), ",".join(CLASS_NAMES)],
+        [sys.executable, "-c", _EXPORT, str(out), ",".join(DETECTION_NAMES)],
         capture_output=True,
         text=True,
         env=env,
@@ -449,7 +449,7 @@ def rendered_frame(tmp_path_factory) -> Path:
 def test_real_model_runs_end_to_end(real_model, rendered_frame):
     # 640 px tiles fed at the model's 320: 8 tiles and the whole frame, in one batch run.
     detector = Detector(real_model, DetectorSettings(tile=640, threads=2))
-    assert detector.names == CLASS_NAMES and detector.info.imgsz == (320, 320)
+    assert detector.names == DETECTION_NAMES and detector.info.imgsz == (320, 320)
     image = cv2.imread(str(rendered_frame))
     # Untrained, the model is unsure of everything: a low threshold still yields boxes.
     found = detector.detect(image, conf=0.0005)
@@ -484,7 +484,7 @@ def test_detect_json_through_the_command(real_model, rendered_frame, tmp_path, c
     for line in lines:
         assert set(line) == {"image", "detections"} and line["detections"]
         for item in line["detections"]:
-            assert set(item) == {"class", "conf", "box"} and item["class"] in CLASS_NAMES
+            assert set(item) == {"class", "conf", "box"} and item["class"] in DETECTION_NAMES
             assert len(item["box"]) == 4 and all(round(v, 1) == v for v in item["box"])
     args = parser().parse_args(
         ["detect", str(rendered_frame), "--model", str(real_model), "--tile", "0"]

@@ -9,12 +9,12 @@ import cv2
 import numpy as np
 import pytest
 
-from models.synth.classes import CLASS_NAMES, FACES
 from models.synth.dataset import DatasetPlan, generate
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
 from templecam.commands import eval as eval_command
 from templecam.errors import UserError
+from vision.classes import DETECTION_NAMES, FACES
 from vision.detections import Detections
 from vision.evaluate import (
     DatasetError,
@@ -29,7 +29,7 @@ from vision.evaluate import (
     score,
 )
 
-MODEL_NAMES = CLASS_NAMES  # the model knows all 11 classes
+MODEL_NAMES = DETECTION_NAMES  # the model knows all 11 classes
 DICE = [
     ("adventurer", (100, 100, 130, 130)),
     ("key", (200, 100, 232, 131)),
@@ -80,7 +80,7 @@ def test_match_takes_the_best_free_object_in_confidence_order():
 def test_perfect_predictions():
     truths = [truth([*DICE, ("gem", (600, 600, 620, 620))]), truth(DICE[:2])]
     preds = [dets([*DICE, ("gem", (600, 600, 620, 620))]), dets(DICE[:2])]
-    result = score(preds, truths, CLASS_NAMES)
+    result = score(preds, truths, DETECTION_NAMES)
     assert result.map50 == 1.0 and result.map50_95 == 1.0
     assert result.die_face_accuracy == 1.0 and result.die_false_positives_per_image == 0.0
     # Only classes with objects enter the mean; classes without any have no AP.
@@ -94,12 +94,12 @@ def test_perfect_predictions():
 def test_one_wrong_face_drops_accuracy_by_one_die():
     truths = [truth(DICE), truth(DICE)]
     wrong = [("key" if n == "torch" else n, b) for n, b in DICE]
-    result = score([dets(DICE), dets(wrong)], truths, CLASS_NAMES)
+    result = score([dets(DICE), dets(wrong)], truths, DETECTION_NAMES)
     assert result.die_face_accuracy == pytest.approx(1 - 1 / 10)
     assert result.die_false_positives_per_image == 0.0  # the wrong face still sits on a die
     # A second face box on one die also makes that die unreadable; a box on no die is an FP.
     twice = [*DICE, ("key", (101, 100, 131, 130)), ("torch", (900, 900, 930, 930))]
-    result = score([dets(DICE), dets(twice)], truths, CLASS_NAMES)
+    result = score([dets(DICE), dets(twice)], truths, DETECTION_NAMES)
     assert result.die_face_accuracy == pytest.approx(1 - 1 / 10)
     assert result.die_false_positives_per_image == 0.5
 
@@ -107,10 +107,10 @@ def test_one_wrong_face_drops_accuracy_by_one_die():
 def test_operating_confidence_and_box_quality():
     # Shifted 3 px on a 30 px die: IoU 27/33, about 0.82: found at 0.50..0.80, not above.
     shifted = [("adventurer", (103, 100, 133, 130))]
-    result = score([dets(shifted)], [truth(DICE[:1])], CLASS_NAMES)
+    result = score([dets(shifted)], [truth(DICE[:1])], DETECTION_NAMES)
     assert result.map50 == 1.0 and result.map50_95 == pytest.approx(0.7)
     # Below the operating confidence: in the AP curve, not in precision, recall or dice.
-    low = score([dets(DICE[:1], conf=0.1)], [truth(DICE[:1])], CLASS_NAMES, conf=0.25)
+    low = score([dets(DICE[:1], conf=0.1)], [truth(DICE[:1])], DETECTION_NAMES, conf=0.25)
     assert low.map50 == 1.0
     adventurer = next(c for c in low.classes if c.name == "adventurer")
     assert adventurer.recall == 0.0 and adventurer.detections == 0
@@ -164,7 +164,7 @@ def test_gems_in_the_depot_and_tiles_found():
     result = score(
         [dets(right), dets(short)],
         [truth(right, s), truth(right, s)],
-        CLASS_NAMES,
+        DETECTION_NAMES,
     )
     assert result.gems_in_depot_exact == 0.5 and result.depot_frames == 2
     assert result.tiles_found == pytest.approx(3 / 4)

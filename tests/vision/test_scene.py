@@ -12,7 +12,8 @@ from scene_truth import calibration_of, grid_of, truth_detections
 from calibration.enrollment import TileLibrary
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
-from vision.scene import DIE_CLASSES, SceneReader
+from vision.classes import DIE_CLASSES
+from vision.scene import SceneReader
 from vision.tile_reader import EnrolledTileReader
 
 
