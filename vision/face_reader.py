@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,13 @@ from vision.classes import (
 )
 from vision.classes import READER_UNREADABLE as UNREADABLE
 from vision.detections import Detections, nms
-from vision.detector import (
+from vision.letterbox import PAD_VALUE
+from vision.onnx_model import (
     ModelError,
-    _literal,
-    _names,
     default_threads,
     open_session,
+    parse_literal,
+    parse_names,
     sidecar_metadata,
 )
 
@@ -41,8 +43,6 @@ CROP_SCALE = 1.3
 """Crop side over the box's longer side: a margin for boxes that cut a die short."""
 MIN_CROP = 8
 """Smallest crop side in frame px."""
-PAD_VALUE = 114
-"""Grey beyond the frame's edges (the detector's letterbox grey)."""
 CLASSES = READER_CLASSES
 """What the classifier tells apart (`vision.classes.READER_CLASSES`)."""
 DROP_CONF = 0.5
@@ -58,10 +58,17 @@ CANDIDATE_CONF = 0.05
 """The detector passes die-like boxes down to this confidence to the reader (see `reread_dice`)."""
 CHUNK = 64
 """Crops per ONNX Runtime call when the model takes any batch size."""
+FACES_MODEL = "templecam-faces.onnx"
+"""The shipped die-face classifier's file name inside the `models` package (faces=auto)."""
 
 
 class FaceModelError(Exception):
     """The face classifier file cannot be used; the message says why."""
+
+
+def default_faces_path() -> Path:
+    """Return where the shipped die-face classifier lives (inside the `models` package)."""
+    return Path(str(resources.files("models") / FACES_MODEL))
 
 
 def crop_window(box: Sequence[float], scale: float = CROP_SCALE) -> tuple[int, int, int, int]:
@@ -111,10 +118,10 @@ def crops_to_tensor(crops: Sequence[np.ndarray]) -> np.ndarray:
 def _metadata(session: Any, model_path: Path) -> dict[str, Any]:
     """Return the model's `names`, `crop_scale` from its metadata, else from `<model>.json`."""
     meta = dict(getattr(session.get_modelmeta(), "custom_metadata_map", {}) or {})
-    names = _names(_literal(meta.get("names")))
+    names = parse_names(parse_literal(meta.get("names")))
     if names is None:
-        names = _names(sidecar_metadata(model_path).get("names"))
-    scale = _literal(meta.get("crop_scale"))
+        names = parse_names(sidecar_metadata(model_path).get("names"))
+    scale = parse_literal(meta.get("crop_scale"))
     return {"names": names, "crop_scale": scale}
 
 

@@ -23,9 +23,9 @@ import numpy as np
 
 from vision.classes import DETECTION_NAMES, DIE_UNREADABLE
 from vision.detections import Detections
-from vision.detector import ModelError, default_faces_path, default_threads, open_session
-from vision.face_reader import FaceModelError, FaceReader, reread_dice
+from vision.face_reader import FaceModelError, FaceReader, default_faces_path, reread_dice
 from vision.localiser_decode import decode
+from vision.onnx_model import ModelError, default_threads, open_session
 
 MODEL_KIND = "templecam-localiser"
 """The ONNX metadata `kind` of a localiser model."""

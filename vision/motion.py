@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from vision.detections import Detections
-from vision.detector import tile_grid
+from vision.tiling import tile_grid
 
 DetectFn = Callable[[np.ndarray], Detections]
 """Runs the detector on a BGR image (a frame or a crop of one)."""

@@ -31,18 +31,11 @@ from templecam.errors import UserError
 from vision.bench import run_vision_benchmark
 from vision.classes import DETECTION_NAMES, FACES
 from vision.detections import Detections, box_iou
-from vision.detector import (
-    Detector,
-    DetectorSettings,
-    ModelError,
-    decode_end2end,
-    decode_raw,
-    letterbox,
-    merge_tiles,
-    read_model_info,
-    tile_grid,
-    tile_starts,
-)
+from vision.detector import Detector, DetectorSettings
+from vision.letterbox import letterbox
+from vision.onnx_model import ModelError, read_model_info
+from vision.tiling import merge_tiles, tile_grid, tile_starts
+from vision.yolo_decode import decode_end2end, decode_raw
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("red", "green", "blue")
