@@ -160,22 +160,16 @@ class VisionService:
     # ----- the loop -------------------------------------------------------------------------
 
     def _run(self) -> None:
-        last_seq: int | None = None
-        while not self._stop.is_set():
-            asked = time.monotonic()
-            frame = self._grabber.latest(after_seq=last_seq, timeout=0.5)
-            if frame is None:
-                if time.monotonic() - asked < 0.05:  # a video that ended: wait, do not spin
-                    self._stop.wait(0.5)
-                continue
-            last_seq = frame.seq
-            try:
-                self._frame(frame)
-            except Exception as error:  # a bad frame must never stop the game being watched
-                log.exception("vision: frame %s failed", frame.seq)
-                if self._loop is not None:
-                    self._loop.stats.errors += 1
-                    self._loop.stats.last_error = f"{type(error).__name__}: {error}"
+        from vision.live_loop import LiveLoop
+
+        loop = LiveLoop(self._grabber, self._frame, on_error=self._failed, wait_when_finished=True)
+        loop.run(self._stop)
+
+    def _failed(self, frame: Any, error: Exception) -> None:
+        """A bad frame never stops the game being watched: it is counted on the dashboard."""
+        if self._loop is not None:
+            self._loop.stats.errors += 1
+            self._loop.stats.last_error = f"{type(error).__name__}: {error}"
 
     def _frame(self, frame: Any) -> None:
         self._restart_demo_on_loop(frame)

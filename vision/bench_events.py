@@ -21,9 +21,11 @@ from vision.annotate import annotate, to_jpeg
 from vision.detector import Detector
 from vision.events import EventMaker
 from vision.grid import Grid
+from vision.live_loop import LiveLoop
 from vision.observation import Observation, SeenDie, SeenTile
 from vision.pipeline import FrameRunner, build_pipeline
 from vision.scene import SceneReader
+from vision.source_base import Frame
 from vision.source_grabber import Grabber
 from vision.sources import open_source
 from vision.stability import Stabiliser
@@ -349,32 +351,28 @@ def run_game_video(
 
     source = open_source(str(game_video.video))
     duration = _duration(game_video)
+    runner = FrameRunner(pipeline, deliver, stream)
+    last_memory = [0.0]
+
+    def handle(frame: Frame) -> None:
+        if "t0" not in start:  # the first frame shows video time source_t
+            start["t0"] = frame.t - (frame.source_t or 0.0)
+        start["video_t"] = frame.source_t or 0.0
+        if not realtime:  # every frame, however long: the pipeline lives in video time
+            frame = dataclasses.replace(frame, t=frame.source_t or 0.0)
+        timings.append(runner.step(frame).ms["total"])
+        now = time.monotonic()
+        if "ready" not in start:
+            start["ready"] = (now - start["t0"]) if realtime else start["video_t"]
+        if now - last_memory[0] >= 1.0:
+            last_memory[0] = now
+            memory.append(rss_mb())
+            if progress is not None and duration:
+                done = (now - start["t0"]) if realtime else start["video_t"]
+                progress(min(1.0, done / duration))
+
     with Grabber(source, realtime=realtime) as grabber:
-        loop = FrameRunner(pipeline, deliver, stream)
-        last_seq: int | None = None
-        last_memory = 0.0
-        while True:
-            frame = grabber.latest(after_seq=last_seq, timeout=2.0)
-            if frame is None:
-                if grabber.state().status in ("ended", "failed"):
-                    break
-                continue
-            if last_seq is None:  # the first frame shows video time source_t
-                start["t0"] = frame.t - (frame.source_t or 0.0)
-            last_seq = frame.seq
-            start["video_t"] = frame.source_t or 0.0
-            if not realtime:  # every frame, however long: the pipeline lives in video time
-                frame = dataclasses.replace(frame, t=frame.source_t or 0.0)
-            timings.append(loop.step(frame).ms["total"])
-            now = time.monotonic()
-            if "ready" not in start:
-                start["ready"] = (now - start["t0"]) if realtime else start["video_t"]
-            if now - last_memory >= 1.0:
-                last_memory = now
-                memory.append(rss_mb())
-                if progress is not None and duration:
-                    done = (now - start["t0"]) if realtime else start["video_t"]
-                    progress(min(1.0, done / duration))
+        LiveLoop(grabber, handle, wait=2.0, carry_on=False, name="bench events").run()
         state = grabber.state()
     ms = timings or [0.0]
     minutes = (duration or 60.0) / 60.0
@@ -383,7 +381,7 @@ def run_game_video(
     return RunResult(
         score=result,
         frames_grabbed=state.frames,
-        frames_processed=loop.stats.frames,
+        frames_processed=runner.stats.frames,
         frames_dropped=state.dropped,
         ms_median=float(np.median(ms)),
         memory_mb=memory,

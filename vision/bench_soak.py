@@ -8,7 +8,6 @@ latency: it must stay flat from the first interval to the last.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -20,11 +19,11 @@ from rules.engine import Game
 from vision.annotate import annotate, to_jpeg
 from vision.bench_events import GameVideo, rss_mb
 from vision.detector import Detector
+from vision.live_loop import LiveLoop
 from vision.pipeline import FrameResult, FrameRunner, build_pipeline
+from vision.source_base import Frame
 from vision.source_grabber import Grabber
 from vision.sources import open_source
-
-log = logging.getLogger(__name__)
 
 PROGRESS_SECONDS = 1.0
 """The progress callback is called about this often."""
@@ -152,58 +151,80 @@ def run_soak(
             to_jpeg(annotate(image, result, game_video.calibration, scene.grid))
 
     runner = FrameRunner(build_pipeline(detector, scene, lambda: game), deliver, stream)
-    intervals: list[SoakInterval] = []
-    errors, last_error, loops = 0, "", 0
     source = open_source(str(game_video.video))
     with Grabber(source, realtime=True, loop=True) as grabber:
-        start = time.monotonic()
-        end = start + seconds
-        current = _Interval(start)
-        last_seq: int | None = None
-        last_source_t: float | None = None
-        last_progress = start
-        while (now := time.monotonic()) < end:
-            if now >= start + every * (len(intervals) + 1):
-                intervals.append(_close(current, now, start, grabber, runner))
-                current = _Interval(now, intervals[-1].grabbed, intervals[-1].processed)
-            if progress is not None and now - last_progress >= PROGRESS_SECONDS:
-                last_progress = now
-                progress((now - start) / seconds)
-            frame = grabber.latest(after_seq=last_seq, timeout=min(0.5, end - now))
-            if frame is None:
-                if grabber.state().status in ("failed", "stopped"):
-                    state = grabber.state()
-                    raise SoakError(f"the video stopped playing: {state.last_error}")
-                continue
-            current.ages.append((time.monotonic() - frame.t) * 1000)
-            last_seq = frame.seq
-            if last_source_t is not None and frame.source_t is not None:
-                loops += frame.source_t < last_source_t
-            last_source_t = frame.source_t
-            began = time.perf_counter()
-            try:
-                runner.step(frame)
-            except Exception as error:  # the dashboard carries on after a bad frame; so do we
-                log.exception("soak: frame %s failed", frame.seq)
-                errors, last_error = errors + 1, f"{type(error).__name__}: {error}"
-            current.ms.append((time.perf_counter() - began) * 1000)
-        now = time.monotonic()
-        if current.ages or not intervals:
-            intervals.append(_close(current, now, start, grabber, runner))
+        soak = _Soak(grabber, runner, time.monotonic(), seconds, every, progress)
+        loop = LiveLoop(grabber, soak.handle, tick=soak.tick, name="soak")
+        if loop.run(until=soak.start + seconds) != "time":
+            raise SoakError(f"the video stopped playing: {grabber.state().last_error}")
+        now = soak.finish()
     if progress is not None:
         progress(1.0)
     return SoakResult(
         video=str(game_video.video.parent),
         source_fps=game_video.frame_rate()[0],
         stream=stream_video,
-        intervals=intervals,
-        seconds=now - start,
-        loops=loops,
+        intervals=soak.intervals,
+        seconds=now - soak.start,
+        loops=soak.loops,
         events_accepted=counts["accepted"],
         events_rejected=counts["rejected"],
-        errors=errors,
-        last_error=last_error,
+        errors=loop.errors,
+        last_error=loop.last_error,
     )
+
+
+class _Soak:
+    """What the soak does between frames (close intervals, report progress) and with each frame."""
+
+    def __init__(
+        self,
+        grabber: Grabber,
+        runner: FrameRunner,
+        start: float,
+        seconds: float,
+        every: float,
+        progress: Callable[[float], None] | None,
+    ) -> None:
+        self.grabber, self.runner = grabber, runner
+        self.start, self.seconds, self.every, self.progress = start, seconds, every, progress
+        self.intervals: list[SoakInterval] = []
+        self.current = _Interval(start)
+        self.loops = 0
+        self.last_source_t: float | None = None
+        self.last_progress = start
+
+    def tick(self, now: float) -> None:
+        """Before each wait for a frame: close the interval when it is over; report progress."""
+        if now >= self.start + self.every * (len(self.intervals) + 1):
+            self.intervals.append(self._close(now))
+            last = self.intervals[-1]
+            self.current = _Interval(now, last.grabbed, last.processed)
+        if self.progress is not None and now - self.last_progress >= PROGRESS_SECONDS:
+            self.last_progress = now
+            self.progress((now - self.start) / self.seconds)
+
+    def handle(self, frame: Frame) -> None:
+        """Run one frame, measuring its age and how long it took (a failed one too)."""
+        self.current.ages.append((time.monotonic() - frame.t) * 1000)
+        if self.last_source_t is not None and frame.source_t is not None:
+            self.loops += frame.source_t < self.last_source_t
+        self.last_source_t = frame.source_t
+        began = time.perf_counter()
+        try:
+            self.runner.step(frame)
+        finally:  # the live loop logs and counts a frame that failed, and goes on
+            self.current.ms.append((time.perf_counter() - began) * 1000)
+
+    def finish(self) -> float:
+        """Close the last interval (if it saw a frame, or is the only one); return the time."""
+        now = time.monotonic()
+        if self.current.ages or not self.intervals:
+            self.intervals.append(self._close(now))
+        return now
+
+    def _close(self, now: float) -> SoakInterval:
+        return _close(self.current, now, self.start, self.grabber, self.runner)
 
 
 def _close(

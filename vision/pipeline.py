@@ -131,8 +131,8 @@ class LoopStats:
 class FrameRunner:
     """Runs each frame through the pipeline, hands its events on, and keeps the figures.
 
-    The caller owns the loop (the dashboard's vision service, the benchmark): it decides which
-    frame comes next and what else happens between frames.
+    The live loop (`vision.live_loop.LiveLoop`, run by the dashboard's vision service and both
+    benchmarks) decides which frame comes next; its caller, what else happens between frames.
     """
 
     def __init__(
