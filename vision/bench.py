@@ -65,17 +65,6 @@ class BenchResult:
         return data
 
 
-def render_frames(
-    count: int, seed: int = 0, width: int = 1920, height: int = 1080
-) -> list[np.ndarray]:
-    """Render `count` synthetic table frames (BGR) to time the detector on."""
-    from models.synth.frame import render_frame
-    from models.synth.settings import SynthSettings
-
-    settings = SynthSettings(width=width, height=height)
-    return [render_frame(settings, seed, i).image for i in range(count)]
-
-
 def _setting(
     value: DetectorSettings | LocaliserSettings | str, localiser: bool = False
 ) -> DetectorSettings | LocaliserSettings:

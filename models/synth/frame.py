@@ -47,6 +47,14 @@ def render_frame(settings: SynthSettings, seed: int, index: int) -> Frame:
     return Frame(image, labels, record)
 
 
+def render_frames(
+    count: int, seed: int = 0, width: int = 1920, height: int = 1080
+) -> list[np.ndarray]:
+    """Render `count` table frames (BGR images only), e.g. to time the detector on."""
+    settings = SynthSettings(width=width, height=height)
+    return [render_frame(settings, seed, i).image for i in range(count)]
+
+
 def _r(value: float, digits: int = 3) -> float:
     """Round for stable, short JSON."""
     return round(float(value), digits)

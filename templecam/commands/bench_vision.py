@@ -69,12 +69,8 @@ def run_vision(args: argparse.Namespace) -> int:
     """Time the detector under each setting and print the medians."""
     import cv2
 
-    from vision.bench import (
-        DEFAULT_SETTINGS,
-        LOCALISER_SETTINGS,
-        render_frames,
-        run_vision_benchmark,
-    )
+    from models.synth.frame import render_frames
+    from vision.bench import DEFAULT_SETTINGS, LOCALISER_SETTINGS, run_vision_benchmark
     from vision.detector import DetectorSettings
     from vision.localiser import LocaliserSettings, is_localiser
 
