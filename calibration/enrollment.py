@@ -14,11 +14,11 @@ from typing import Any
 import cv2
 import numpy as np
 
+from base.files import write_atomically
+from base.paths import data_dir
 from calibration.tile_features import CANONICAL_PX, Features, describe, thumbnail
 from rules.catalog import TileDef, basic_catalog, parse_tile
 from rules.errors import RecordError
-from templecam.files import write_atomically
-from templecam.paths import data_dir
 
 FORMAT = "templecam-tiles/1"
 LIBRARY_FILE = "library.json"

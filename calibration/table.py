@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from templecam.files import write_atomically
+from base.files import write_atomically
 
 FORMAT = "templecam-calibration/1"
 FILE_NAME = "calibration.json"

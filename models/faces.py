@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from base.files import write_atomically
 from models.faces_fit import FitConfig, FitState, fit
 from models.faces_net import (
     FaceNet,
@@ -35,7 +36,6 @@ from models.frame_crops import CropPlan, FrameCropsError, build_crops, read_crop
 from models.synth.crop_look import HELD_OUT_LOOK, TRAIN_LOOK, Look
 from models.synth.crop_set import CropSet, label_index
 from models.synth.crops import LABELS
-from templecam.files import write_atomically
 from vision.face_reader import CROP_SCALE, FaceReader
 
 METRICS_FORMAT = "templecam-faces-metrics/2"

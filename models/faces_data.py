@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from base.files import write_atomically
 from models.synth.crop_look import Look
 from models.synth.crop_set import RENDER_VERSION, CropSet, render_set
 from models.synth.crops import LABELS, NOT_DIE
-from templecam.files import write_atomically
 
 FACE_COUNT = LABELS.index(NOT_DIE)
 """The faces come first in `LABELS`; `not_die` after them."""

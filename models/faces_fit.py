@@ -26,10 +26,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from base.files import write_atomically
 from models.faces_data import as_input, augment, soft_targets, to_tensor
 from models.faces_net import FaceNet
 from models.synth.crop_set import CropSet
-from templecam.files import write_atomically
 
 CHECKPOINT_FORMAT = "templecam-faces-checkpoint/1"
 

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from templecam.files import write_atomically
+from base.files import write_atomically
 
 WEIGHTS_FORMAT = "templecam-faces-weights/1"
 ONNX_OPSET = 17

@@ -22,8 +22,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from base.files import write_atomically
 from models.synth.crops import LABELS
-from templecam.files import write_atomically
 from vision.detections import box_iou
 from vision.face_reader import (
     CROP_SCALE,

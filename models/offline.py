@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from templecam.paths import data_dir
+from base.paths import data_dir
 
 OFFLINE_ENV: dict[str, str] = {
     "YOLO_OFFLINE": "1",  # ultralytics.utils.is_online() -> False: no DNS probe, no update check

@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from templecam.files import write_atomically
+from base.files import write_atomically
 
 MIN_INSIDE = 0.5
 """A box is kept in a tile when at least this share of its area lies inside the tile."""

@@ -20,9 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from base.files import write_atomically
 from models.offline import OFFLINE_TRAIN_ARGS, ultralytics_offline
 from models.tiles import DataSpec, TileError, count_images, read_data_yaml, tile_dataset
-from templecam.files import write_atomically
 
 MODEL_YAML = Path(__file__).with_name("yolo-templecam.yaml")
 """The default architecture: a slim YOLOv8-style detector (see the file)."""

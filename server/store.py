@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from templecam.files import write_atomically
+from base.files import write_atomically
 
 log = logging.getLogger(__name__)
 

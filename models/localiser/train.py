@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from base.files import write_atomically
 from models.localiser.data import (
     LOCALISER_CLASSES,
     RUN_SCALE,
@@ -30,7 +31,6 @@ from models.localiser.data import (
     synth_frames,
 )
 from models.localiser.net import INPUT_MULTIPLE, LocaliserNet
-from templecam.files import write_atomically
 from vision.detections import box_iou
 from vision.localiser_decode import decode, sigmoid
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import cv2
 
+from base.files import write_atomically
 from models.synth.frame import Frame, render_frame
 from models.synth.labels import DETECTION_NAMES
 from models.synth.settings import JPEG_QUALITY, SynthSettings
-from templecam.files import write_atomically
 
 MANIFEST = "templecam-synth.json"
 """The file that marks a folder as a templecam synthetic dataset."""

@@ -19,6 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from base.files import write_atomically
 from calibration.table import PlayerZone, TableCalibration
 from models.synth.game_render import Painter, WebcamLook
 from models.synth.game_script import GameScript, frame_count, play_game
@@ -26,7 +27,6 @@ from models.synth.game_stage import Stage
 from models.synth.game_table import GameTable, TableError, build_table
 from models.synth.render import render_scene
 from models.synth.settings import SynthSettings
-from templecam.files import write_atomically
 
 FORMAT = "templecam-synth-game/1"
 VIDEO = "game.mp4"

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from base.files import write_atomically
+from base.paths import data_dir
 from templecam.errors import UserError
-from templecam.files import write_atomically
-from templecam.paths import data_dir
 
 if TYPE_CHECKING:
     import numpy as np

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from base.files import write_atomically
+from base.paths import data_dir
 from templecam.errors import UserError
-from templecam.files import write_atomically
-from templecam.paths import data_dir
 
 if TYPE_CHECKING:
     import numpy as np

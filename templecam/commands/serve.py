@@ -7,8 +7,8 @@ import logging
 import socket
 from pathlib import Path
 
+from base.paths import data_dir
 from templecam.errors import UserError
-from templecam.paths import data_dir
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

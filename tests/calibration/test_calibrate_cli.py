@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from board_scenes import SIZE, board_view, lens_views, overhead_homography
 
+from base.paths import data_dir
 from calibration.table import TableCalibration
 from templecam.cli import main
-from templecam.paths import data_dir
 
 
 @pytest.fixture(scope="module")

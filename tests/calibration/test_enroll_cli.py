@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from tile_scenes import photo_of_tile, table_patch
 
+from base.paths import data_dir
 from calibration.enrollment import LIBRARY_FILE, TileLibrary, tiles_dir
 from calibration.table import TableCalibration
 from rules.temple import quarter_turns_for
 from templecam.cli import main
-from templecam.paths import data_dir
 
 CORNERS = [(300, 150), (640, 180), (660, 560), (280, 520)]
 

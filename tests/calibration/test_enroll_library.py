@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from tile_scenes import cell_picture
 
+from base.paths import data_dir
 from calibration.enrollment import (
     BACK,
     LIBRARY_FILE,
@@ -20,7 +21,6 @@ from calibration.tile_features import CANONICAL_PX
 from calibration.tile_match import identify
 from rules.catalog import basic_catalog, parse_tile
 from rules.game_setup import parse_setup
-from templecam.paths import data_dir
 
 
 def _photo(seed: int) -> np.ndarray:

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from templecam.files import write_atomically
+from base.files import write_atomically
 
 
 def test_writes_text_and_bytes_and_creates_the_folder(tmp_path):
