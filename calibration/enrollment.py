@@ -14,6 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from art.tiles import tile_back_texture, tile_texture
 from base.files import write_atomically
 from base.paths import data_dir
 from calibration.tile_features import CANONICAL_PX, Features, describe, thumbnail
@@ -103,8 +104,6 @@ class EnrolledTile:
 
 @cache
 def _default_art(tile: TileDef) -> np.ndarray:
-    from models.synth.tileart import tile_texture  # numpy/OpenCV only, loaded on first use
-
     image = canonical(cv2.cvtColor(tile_texture(tile, CANONICAL_PX), cv2.COLOR_RGB2BGR))
     image.setflags(write=False)  # shared by every default library
     return image
@@ -112,8 +111,6 @@ def _default_art(tile: TileDef) -> np.ndarray:
 
 @cache
 def _default_back() -> np.ndarray:
-    from models.synth.tileart import tile_back_texture
-
     image = canonical(cv2.cvtColor(tile_back_texture(CANONICAL_PX), cv2.COLOR_RGB2BGR))
     image.setflags(write=False)
     return image

@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from art.icons import face_icon
 from calibration.enrollment import EnrolledTile
 
 TILE_PX = 480
@@ -30,8 +31,6 @@ def _centred(image: np.ndarray, text: str, centre: tuple[int, int], colour: tupl
 
 def _icon(image: np.ndarray, face: str, x: int, y: int, size: int) -> None:
     """Paste a die-face icon with its top-left corner at (x, y)."""
-    from models.synth.icons import face_icon  # numpy/OpenCV only, loaded on first use
-
     rgb, alpha = face_icon(face, size)
     bgr = (rgb[..., ::-1] * 255).astype(np.float32)
     region = image[y : y + size, x : x + size].astype(np.float32)

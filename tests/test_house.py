@@ -34,3 +34,54 @@ def imports_in(room: str, forbidden: tuple[str, ...]) -> list[str]:
 
 def test_vision_imports_neither_the_renderer_nor_torch():
     assert imports_in("vision", ("models.synth", "torch", "torchvision", "ultralytics")) == []
+
+
+ROOMS: dict[str, tuple[str, ...]] = {
+    "base": (),
+    "rules": ("base",),
+    "art": ("base", "rules"),
+    "calibration": ("base", "rules", "art"),
+    "vision": ("base", "rules", "art", "calibration"),
+    "models": ("base", "rules", "art", "calibration", "vision"),
+    "server": ("base", "rules", "art", "calibration", "vision"),
+    "templecam": ("base", "rules", "art", "calibration", "vision", "models", "server"),
+}
+"""Each room and the rooms below it that it may import (the command line sits on top)."""
+
+
+def test_every_package_of_the_project_has_a_place_in_the_plan():
+    import tomllib
+
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    assert {name.split(".")[0] for name in packages["packages"]} == set(ROOMS)
+
+
+def test_no_room_imports_one_above_it():
+    upward = []
+    for room, below in ROOMS.items():
+        forbidden = tuple(r for r in ROOMS if r != room and r not in below)
+        upward += imports_in(room, forbidden)
+    assert upward == [], "\n".join(upward)
+
+
+def test_the_ground_floor_imports_nothing_of_the_project():
+    assert imports_in("base", tuple(r for r in ROOMS if r != "base")) == []
+
+
+def test_the_rules_import_no_other_room():
+    assert imports_in("rules", tuple(r for r in ROOMS if r not in ("rules", "base"))) == []
+
+
+def test_calibration_imports_neither_the_models_nor_the_server():
+    assert imports_in("calibration", ("models", "server", "vision", "templecam")) == []
+
+
+def test_vision_imports_neither_the_server_nor_the_models():
+    assert imports_in("vision", ("server", "models", "templecam")) == []
+
+
+def test_the_parts_of_the_detector_sit_below_it():
+    parts = ("onnx_model", "letterbox", "yolo_decode", "tiling", "face_reader", "classes")
+    for part in parts:
+        modules = {module for _, module in imports_of(ROOT / "vision" / f"{part}.py")}
+        assert "vision.detector" not in modules, part

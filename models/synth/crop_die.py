@@ -14,11 +14,12 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from art.icons import FACE_COLOURS, face_icon
+from art.noise import smooth_noise
 from models.synth.camera import Camera
 from models.synth.canvas import Canvas, Layer
 from models.synth.draw_dice import face_quads
-from models.synth.icons import FACE_COLOURS, face_icon
-from models.synth.materials import die_grain, face_bevel, smooth_noise
+from models.synth.materials import die_grain, face_bevel
 from models.synth.scene import DIE_FACES, DIE_NORMALS, Die, rotation_z
 
 TEXTURE = 48

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.synth.icons import FACE_COLOURS
+from art.icons import FACE_COLOURS
 
 RGB = tuple[float, float, float]
 

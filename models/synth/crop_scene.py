@@ -17,14 +17,15 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from art.noise import smooth_noise
+from art.tiles import depot_texture, gem_spots, tile_back_texture, tile_texture
 from models.synth.camera import Camera
 from models.synth.canvas import Canvas, Layer
 from models.synth.crop_die import axis_angle
 from models.synth.draw_clutter import flat_quad, flat_texture
 from models.synth.draw_props import TILE_TEXTURE, draw_flat
-from models.synth.materials import smooth_noise, table_texture
+from models.synth.materials import table_texture
 from models.synth.scene import Clutter, Hand, rotate_xy
-from models.synth.tileart import depot_texture, gem_spots, tile_back_texture, tile_texture
 from rules.catalog import TileDef, basic_catalog
 
 DIE_MM = 16.0

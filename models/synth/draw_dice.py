@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from art.icons import face_icon
 from models.synth.camera import Camera
 from models.synth.canvas import Canvas, Layer
-from models.synth.icons import face_icon
 from models.synth.materials import die_grain, face_bevel
 from models.synth.scene import DIE_FACES, DIE_NORMALS, Die
 

@@ -8,7 +8,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.synth.materials import smooth_noise
+from art.noise import smooth_noise
 
 
 def _kelvin_gains(kelvin: float) -> np.ndarray:

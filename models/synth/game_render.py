@@ -7,6 +7,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
+from art.tiles import tile_texture
 from models.synth.camera import Camera
 from models.synth.canvas import Canvas, Layer
 from models.synth.draw_dice import die_shadow, draw_die
@@ -25,7 +26,6 @@ from models.synth.effects import _illumination, _kelvin_gains
 from models.synth.game_stage import HandShot, Moving
 from models.synth.render import _moved, _shadows
 from models.synth.scene import Chamber, Figure, Scene
-from models.synth.tileart import tile_texture
 
 _SLACK = 64
 """Extra rows and columns of the noise field, for its per-frame offset."""

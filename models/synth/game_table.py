@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from art.tiles import gem_spots
 from models.synth.camera import random_camera
 from models.synth.layout import (
     _WOODS,
@@ -34,7 +35,6 @@ from models.synth.scene import (
     rotation_z,
 )
 from models.synth.settings import SynthSettings
-from models.synth.tileart import gem_spots
 from rules.catalog import TileDef, basic_catalog
 from rules.game_setup import BASE_DEPOT_BY_PLAYERS
 from rules.temple import PlacedTile, quarter_turns_for

@@ -7,6 +7,7 @@ import math
 import cv2
 import numpy as np
 
+from art.tiles import gem_spots
 from models.synth.camera import random_camera
 from models.synth.scene import (
     DIE_FACES,
@@ -26,7 +27,6 @@ from models.synth.scene import (
     rotation_z,
 )
 from models.synth.settings import SynthSettings
-from models.synth.tileart import gem_spots
 from rules.catalog import basic_catalog
 from rules.temple import PlacedTile, quarter_turns_for
 from rules.vocabulary import FACES, SIDES, neighbour, opposite

@@ -1,4 +1,4 @@
-"""Procedural surfaces: table tops, die wood and smooth noise, as float32 RGB in [0, 1]."""
+"""Procedural surfaces: table tops and die wood, float32 RGB in [0, 1] (noise: `art.noise`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Any
 
 import cv2
 import numpy as np
+
+from art.noise import smooth_noise
 
 TABLE_MATERIALS = ("oak", "walnut", "pine", "felt", "laminate", "playmat", "cloth")
 """The table tops the renderer draws."""
@@ -22,13 +24,6 @@ _FLAT = {
     "playmat": [(0.12, 0.12, 0.13), (0.18, 0.16, 0.22), (0.10, 0.17, 0.20)],
     "cloth": [(0.86, 0.84, 0.78), (0.70, 0.20, 0.18), (0.55, 0.62, 0.72)],
 }
-
-
-def smooth_noise(rng: np.random.Generator, height: int, width: int, cell: float) -> np.ndarray:
-    """Return zero-mean noise of unit-ish amplitude whose features are about `cell` px wide."""
-    gh, gw = max(2, int(height / cell) + 2), max(2, int(width / cell) + 2)
-    grid = rng.standard_normal((gh, gw)).astype(np.float32)
-    return cv2.resize(grid, (width, height), interpolation=cv2.INTER_CUBIC)
 
 
 def streaky_noise(

@@ -8,6 +8,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from art.tiles import depot_texture, tile_back_texture, tile_texture
 from models.synth.canvas import Canvas, Layer
 from models.synth.draw_clutter import FLAT_KINDS, draw_tall, flat_quad, flat_texture, tall_shadow
 from models.synth.draw_dice import die_shadow, draw_die
@@ -24,7 +25,6 @@ from models.synth.draw_props import (
 )
 from models.synth.materials import table_texture
 from models.synth.scene import Die, Scene
-from models.synth.tileart import depot_texture, tile_back_texture, tile_texture
 
 
 @dataclass

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from tile_scenes import cell_picture, photo_of_tile, table_patch
 
+from art.tiles import tile_texture
 from calibration.enrollment import TileLibrary, canonical
 from calibration.table import TableCalibration
 from calibration.tile_match import identify, stairs_for
@@ -17,7 +18,6 @@ from calibration.tile_photo import (
     tile_picture,
     to_own_frame,
 )
-from models.synth.tileart import tile_texture
 from rules.catalog import parse_tile
 from rules.temple import quarter_turns_for
 

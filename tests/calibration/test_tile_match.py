@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from tile_scenes import blurred, cell_picture, hand_over, jpeg, relit, table_patch
 
+from art.tiles import tile_texture
 from calibration.enrollment import BACK, TileLibrary, canonical
 from calibration.table import TableCalibration
 from calibration.tile_bench import bench_identify
 from calibration.tile_match import SURE, MatchSettings, identify, stairs_for
-from models.synth.tileart import tile_texture
 from rules.catalog import basic_catalog, parse_tile
 from rules.temple import quarter_turns_for
 from rules.vocabulary import SIDES

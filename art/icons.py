@@ -8,9 +8,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from rules.vocabulary import FACES
-
-__all__ = ["FACES", "FACE_COLOURS", "face_icon"]
+__all__ = ["FACE_COLOURS", "face_icon"]
 
 FACE_COLOURS: dict[str, tuple[float, float, float]] = {
     "adventurer": (0.12, 0.58, 0.22),

@@ -1,4 +1,4 @@
-"""Chamber tile art: stone floor, walls and doorways, stairway, entry icons, gem sockets."""
+"""Chamber tile art: stone floor, walls and doorways, stairway, entry icons, gem sockets, backs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from models.synth.icons import face_icon
-from models.synth.materials import smooth_noise
+from art.icons import face_icon
+from art.noise import smooth_noise
 from rules.catalog import TileDef
 
 WALL = 0.15
