@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,3 +106,151 @@ def describe_state(game: Game) -> list[str]:
             f"  {_cell(list(placed.cell))} {placed.tile.name} (stairs {placed.stairs}){gems}"
         )
     return lines
+
+
+# ----- the dashboard's words: names, chambers by where they lie, no ids or cells ------------------
+
+_STEPS = (("north", "south", 1), ("east", "west", 0))
+
+
+def place_name(cell: Any, start: tuple[int, int]) -> str:
+    """Say where a cell lies as a player would: `the start`, `north of the start`, `2 east and
+    1 north of the start`."""
+    if not (isinstance(cell, list | tuple) and len(cell) == 2) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in cell
+    ):
+        return "somewhere"
+    offset = (cell[0] - start[0], cell[1] - start[1])
+    if offset == (0, 0):
+        return "the start"
+    parts = []
+    for positive, negative, axis in _STEPS:
+        steps = offset[axis]
+        if steps:
+            parts.append((abs(steps), positive if steps > 0 else negative))
+    if len(parts) == 1 and parts[0][0] == 1:
+        return f"{parts[0][1]} of the start"
+    return " and ".join(f"{count} {word}" for count, word in parts) + " of the start"
+
+
+def _name(pid: Any) -> str:
+    return pid.capitalize() if isinstance(pid, str) and pid else "?"
+
+
+def _names(pids: Any) -> str:
+    if not isinstance(pids, list) or not pids:
+        return "?"
+    names = [_name(pid) for pid in pids]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def chamber_at(game: Game, cell: Any) -> str:
+    """Name the chamber at `cell` as players would: `the Gem chamber east of the start`, `the
+    start chamber`, or `an empty spot north of the start` when none lies there."""
+    start = game.temple.start_cell()
+    where = place_name(cell, start)
+    placed = None
+    if isinstance(cell, list | tuple) and len(cell) == 2:
+        try:
+            placed = game.temple.at((int(cell[0]), int(cell[1])))
+        except (TypeError, ValueError):
+            placed = None
+    if placed is None:
+        return f"an empty spot {where}" if where != "somewhere" else "an unknown spot"
+    if placed.tile.kind == "start":
+        return "the start chamber"
+    return f"the {chamber_label(placed.tile)} {where}"
+
+
+def _tile_words(game: Game, tile_id: Any) -> str:
+    tile = game.catalog.get(tile_id) if isinstance(tile_id, str) else None
+    if tile is None:
+        return f"an unknown tile ({tile_id!r})"
+    if tile.kind == "exit":
+        return "the Exit"
+    if tile.gems is not None:
+        return f"a {chamber_label(tile)} ({tile.gems.icon}s)"
+    return f"a {chamber_label(tile)}"
+
+
+def _faces(faces: Any) -> str:
+    if not isinstance(faces, list):
+        return "?"
+    counts: dict[str, int] = {}
+    for face in faces:
+        counts[str(face)] = counts.get(str(face), 0) + 1
+    return ", ".join(plural(n, face) for face, n in counts.items()) or "no dice"
+
+
+def tell_event(event: Any, game: Game, lines: Mapping[int, Any] | None = None) -> str:
+    """Say what an event claims happened, in the words players use at the table: names, chambers
+    by what and where they are (never ids or cells). `game` gives the temple and the catalog;
+    `lines` (record line -> event) lets an undo or a correction say which event it concerns."""
+    if not isinstance(event, Mapping):
+        return f"not an event: {event!r}"
+    kind = event.get("type")
+    who = _name(event.get("player"))
+    if kind == "dice":
+        return f"{who} rolls {_faces(event.get('faces'))}"
+    if kind == "discover":
+        where = place_name(event.get("cell"), game.temple.start_cell())
+        return f"{who} discovers {_tile_words(game, event.get('tile'))} {where}"
+    if kind == "enter":
+        return f"{who} enters {chamber_at(game, event.get('cell'))}"
+    if kind == "activate":
+        players = event.get("players")
+        verb = "activates" if isinstance(players, list) and len(players) == 1 else "activate"
+        gems = event.get("gems")
+        count = plural(gems, "gem") if isinstance(gems, int) else "? gems"
+        return f"{_names(players)} {verb} {count} in {chamber_at(game, event.get('cell'))}"
+    if kind == "unlock":
+        by = event.get("by", event.get("player"))
+        helper = "" if by == event.get("player") else f" with {_name(by)}'s golden mask"
+        count = event.get("count")
+        masks = plural(count, "black mask") if isinstance(count, int) else "? black masks"
+        return f"{who} frees {masks}{helper}"
+    if kind == "escape":
+        return f"{who} escapes"
+    if kind == "give_die":
+        return f"{_name(event.get('from'))} gives a die to {_name(event.get('to'))}"
+    if kind == "undo":
+        target = event.get("line")
+        if isinstance(target, int) and lines is not None and target in lines:
+            return f"Undo: takes back #{target} ({tell_event(lines[target], game)})"
+        return "Undo: takes back the last action"
+    if kind == "correct":
+        target = event.get("line", "?")
+        if "event" in event and event["event"] is None:
+            return f"Fix of #{target}: removed"
+        return f"Fix of #{target}: {tell_event(event.get('event'), game)}"
+    if kind in ("turn_of_fate", "countdown_start", "countdown_end", "collapse"):
+        text = describe_event(event)
+        return text[0].upper() + text[1:]
+    return f"unknown event {kind!r}"
+
+
+_CELL_IN_REASON = re.compile(r"(?:\b(cell|at|in|from) )?\[(-?\d+), (-?\d+)\]")
+_PLACE_AFTER = {"cell": "the spot ", "in": "in the chamber ", "from": "from the chamber "}
+
+
+def tell_reason(reason: str, game: Game) -> str:
+    """Say an engine's reason in the dashboard's words: cells become places (`[0, 1]` ->
+    `north of the start`) and player ids names. The verdict itself (what a record replays to)
+    keeps the engine's words."""
+    start = game.temple.start_cell()
+
+    def place(match: re.Match[str]) -> str:
+        where = place_name([int(match.group(2)), int(match.group(3))], start)
+        word = match.group(1)
+        if where == "the start":
+            return f"{word} the start chamber" if word in ("in", "from") else "the start chamber"
+        if word == "at":
+            return where
+        if word is None:
+            return f"the spot {where}"
+        return _PLACE_AFTER[word] + where
+
+    told = _CELL_IN_REASON.sub(place, reason)
+    for pid in game.players:
+        told = re.sub(rf"(?<![\w-]){re.escape(pid)}(?![\w-])", _name(pid), told)
+    return told[0].upper() + told[1:] if told else told

@@ -19,11 +19,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rules.errors import RecordError
-from rules.narrative import describe_event
+from rules.narrative import tell_event, tell_reason
 from rules.record import replay_lines
 from rules.timeline import Timeline, load_timeline
 from server.dashboard import dashboard_state
-from server.host_audio import HostPlayer, probe_host_audio
+from server.host_audio import HOST_SOUND_OFF, HostPlayer, probe_host_audio
 from server.schemas import ClockIn, CorrectionIn, EventIn, NewGame
 from server.security import WriteGuard, allowed_hosts
 from server.session import AudioPlan, Session, SessionError
@@ -94,12 +94,14 @@ def build_session(settings: ServerSettings, timeline: Timeline, soundtrack: Soun
     """Create the session, with host audio when the machine has it."""
     if settings.host_audio:
         probe = probe_host_audio()
-        available, reason = probe.available, probe.reason
+        available, reason, notice = probe.available, probe.reason, probe.notice
     else:
         available, reason = False, "host audio is turned off; the browser plays the soundtrack"
+        notice = HOST_SOUND_OFF
     audio = AudioPlan(available, reason, soundtrack.host_source if available else None)
+    audio.host_notice = notice
     if not available:
-        audio.notices.append(reason)
+        audio.notices.append(notice)  # the page says it plainly; the log keeps the details
         log.warning("audio: %s", reason)
     store = GameStore(settings.data_dir / "games")
     return Session(store, timeline, audio)
@@ -252,11 +254,16 @@ def _add_api(app: FastAPI, session: Session, soundtrack: Soundtrack) -> None:
             raise HTTPException(404, f"there is no saved game {game_id!r}") from None
         except RecordError as error:
             raise HTTPException(422, f"saved game {game_id} cannot be replayed: {error}") from None
+        written = {line.number: line.value for line in replay.events}
         return {
             "game_id": game_id,
             **replay.to_json(),
             "events": [
-                {"line": line.number, "event": line.value, "text": describe_event(line.value)}
+                {
+                    "line": line.number,
+                    "event": line.value,
+                    "text": tell_event(line.value, replay.game, written),
+                }
                 for line in replay.events
             ],
         }
@@ -275,7 +282,10 @@ def _record(session: Session, event: dict[str, Any]) -> dict[str, Any]:
         verdict = session.record(event)
     except SessionError as error:
         raise HTTPException(409, str(error)) from None
-    return {"verdict": verdict.to_json(), "state": dashboard_state(session)}
+    told = None
+    if verdict.reason is not None and session.game is not None:
+        told = tell_reason(verdict.reason, session.game)
+    return {"verdict": verdict.to_json(), "reason_text": told, "state": dashboard_state(session)}
 
 
 async def _state_events(session: Session, request: Request) -> AsyncIterator[str]:

@@ -7,13 +7,15 @@ from dataclasses import asdict
 from typing import Any
 
 from rules.actions import open_actions, team_actions
+from rules.catalog import TileDef
 from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game
-from rules.narrative import chamber_label, describe_event
+from rules.narrative import chamber_at, chamber_label, tell_event, tell_reason
 from rules.vocabulary import SIDES
 from server.session import LogEntry, Session
 
 WARNINGS_SHOWN = 5
 LOG_SHOWN = 60
+NOTICES_SHOWN = 3
 
 
 def dashboard_state(session: Session) -> dict[str, Any]:
@@ -37,14 +39,15 @@ def dashboard_state(session: Session) -> dict[str, Any]:
                 "mode": session.audio_mode,
                 "host_available": session.audio.host_available,
                 "host_reason": session.audio.host_reason,
+                "host_notice": session.audio.host_notice,
                 "url": "/api/soundtrack.wav",
             },
-            "notices": session.notices[-5:],
+            "notices": list(dict.fromkeys(session.notices))[-NOTICES_SHOWN:],
             "game": None,
         }
         if game is None:
             return view
-        log = [_log_view(entry) for entry in session.log[-LOG_SHOWN:]]
+        log = [_log_view(entry, game) for entry in session.log[-LOG_SHOWN:]]
         view["game"] = _game_view(game, phase.countdown, session.before_escape())
         view["log"] = log
         view["warnings"] = [
@@ -55,7 +58,7 @@ def dashboard_state(session: Session) -> dict[str, Any]:
         return view
 
 
-def _log_view(entry: LogEntry) -> dict[str, Any]:
+def _log_view(entry: LogEntry, game: Game) -> dict[str, Any]:
     """One log line for the page: `event` is the event as it stands now (what Fix edits),
     `written` the line as written once it was corrected."""
     written = entry.event if isinstance(entry.event, dict) else None
@@ -64,13 +67,13 @@ def _log_view(entry: LogEntry) -> dict[str, Any]:
     corrected_text = None
     if entry.corrected_by is not None:
         corrected_text = (
-            "struck out" if entry.replacement is None else describe_event(entry.replacement)
+            "struck out" if entry.replacement is None else tell_event(entry.replacement, game)
         )
     return {
         "line": entry.line,
         "text": entry.text,
         "ok": entry.ok,
-        "reason": entry.reason,
+        "reason": None if entry.reason is None else tell_reason(entry.reason, game),
         "t": written.get("t") if written is not None else None,
         "source": entry.source,
         "type": kind,
@@ -96,6 +99,7 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
             "rolled": player.rolled,
             "free_dice": player.free_dice,
             "chamber": chamber.tile.name if chamber else None,
+            "where": chamber_at(game, player.cell) if chamber else None,
             "in_start": player.cell == start,
             "gave_die": player.gave_die,
             "actions": [
@@ -141,7 +145,7 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
         "before_escape": before_escape,
         "must_run_back": must_run,
         "temple": temple,
-        "draw_pile": [{"id": t.tile_id, "name": t.name} for t in game.unplaced_tiles()],
+        "draw_pile": [_pile_tile(tile) for tile in game.unplaced_tiles()],
     }
 
 
@@ -153,3 +157,19 @@ def _timed(action: dict[str, Any], before_escape: bool) -> dict[str, Any]:
     if before_escape:
         return {**action, "possible": False, "blocked": WAIT_FOR_ESCAPE}
     return action
+
+
+def _pile_tile(tile: TileDef) -> dict[str, Any]:
+    """A tile of the draw pile as the discover picker draws it: its doors in its own frame
+    (stairway S), entry icons and gem icons, beside its name and id."""
+    return {
+        "id": tile.tile_id,
+        "name": tile.name,
+        "label": chamber_label(tile),
+        "kind": tile.kind,
+        "doors": [side for side in SIDES if side in tile.doors or side == "S"],
+        "enter": list(tile.enter),
+        "gem_icons": None
+        if tile.gems is None
+        else {"count": tile.gems.count, "icon": tile.gems.icon, "costs": list(tile.gems.costs)},
+    }

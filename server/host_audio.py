@@ -32,7 +32,19 @@ class AudioAvailability:
 
     available: bool
     reason: str
+    """Why, in a technician's words (for the log)."""
     device: str | None = None
+    notice: str = ""
+    """What a player reads on the page, in plain words (empty when the host plays)."""
+
+
+NO_SPEAKERS = "No speakers found here: this page plays the soundtrack."
+NO_SOUND_LIBRARY = (
+    "This computer cannot play sound itself (its PortAudio library is missing): "
+    "this page plays the soundtrack."
+)
+HOST_SOUND_OFF = "Sound on this computer is turned off: this page plays the soundtrack."
+HOST_SOUND_FAILED = "The speakers stopped working: this page plays the soundtrack."
 
 
 def probe_host_audio() -> AudioAvailability:
@@ -40,11 +52,12 @@ def probe_host_audio() -> AudioAvailability:
     try:
         sounddevice = _import_sounddevice()
     except HostAudioError as error:
-        return AudioAvailability(False, str(error))
+        return AudioAvailability(False, str(error), notice=NO_SOUND_LIBRARY)
     try:
         info = sounddevice.query_devices(kind="output")
     except Exception as error:  # PortAudio reports a missing device in more than one way.
-        return AudioAvailability(False, f"no audio output device ({error}); {BROWSER_FALLBACK}")
+        reason = f"no audio output device ({error}); {BROWSER_FALLBACK}"
+        return AudioAvailability(False, reason, notice=NO_SPEAKERS)
     name = str(info["name"])
     return AudioAvailability(True, f"playing through the default output, {name}", name)
 

@@ -12,10 +12,11 @@ from typing import Any
 from rules.engine import CLOCK_EVENTS, Game, JudgedLine, Verdict
 from rules.errors import RecordError
 from rules.finite import non_finite_path, not_finite_message
-from rules.narrative import describe_event
+from rules.narrative import tell_event
 from rules.record import parse_lines
 from rules.timeline import Timeline
 from server.clock import GameClock, PositionSource, Stopwatch
+from server.host_audio import HOST_SOUND_FAILED
 from server.store import GameStore, UnknownGame
 
 log = logging.getLogger(__name__)
@@ -24,6 +25,7 @@ RESUME_RUNNING_WITHIN_SECONDS = 120.0
 """A game whose server was down longer than this resumes paused, so nobody is surprised."""
 META_SAVE_INTERVAL_SECONDS = 1.0
 LOG_LENGTH = 200
+NOTICES_KEPT = 4
 
 
 class SessionError(Exception):
@@ -41,7 +43,7 @@ class LogEntry:
     reason: str | None
     """Why the line is rejected as the record stands now (None when it is accepted)."""
     text: str
-    """The event as written, in words."""
+    """The event as written, in a player's words (names and chambers, no ids or cells)."""
     source: str
     corrected_by: int | None = None
     """The line of the last correction of this line, if any."""
@@ -64,6 +66,8 @@ class AudioPlan:
     host_reason: str
     make_host_source: Callable[[], PositionSource] | None = None
     notices: list[str] = field(default_factory=list)
+    host_notice: str = ""
+    """Why the host does not play, in a player's words (empty when it does)."""
 
     def mode_for(self, requested: str) -> str:
         """Resolve a requested mode (`auto`, `host`, `browser`, `off`) to what will happen."""
@@ -123,7 +127,7 @@ class Session:
             try:
                 return self.audio.make_host_source()
             except Exception as error:  # a device can vanish between the probe and now
-                self.notices.append(f"host audio failed ({error}); the browser plays instead")
+                self.notify(HOST_SOUND_FAILED)
                 log.warning("host audio failed: %s", error)
                 self.audio_mode = "browser"
         return self._silent_source()
@@ -159,12 +163,12 @@ class Session:
             down = max(0.0, time.time() - float(saved.get("saved_at", time.time())))
             if status == "running" and down <= RESUME_RUNNING_WITHIN_SECONDS:
                 self.clock.start(position + down)
-                self.notices.append(f"resumed after a restart; {down:.0f} s passed meanwhile")
+                self.notify(f"Resumed after a restart; {down:.0f} s passed meanwhile.")
             else:
                 self.clock.start(position, running=False)
                 if status == "running":
-                    self.notices.append(
-                        f"the server was down {down:.0f} s: the game is paused where it was"
+                    self.notify(
+                        f"The server was down {down:.0f} s: the game is paused where it was."
                     )
         self._last_t = float(last_t) if isinstance(last_t, int | float) else self.clock.t
 
@@ -242,7 +246,9 @@ class Session:
         """The game's last event lines, as the record stands now (corrections applied)."""
         if self.game is None:
             return []
-        return [_log_entry(judged) for judged in self.game.lines[-LOG_LENGTH:]]
+        game = self.game
+        written = {judged.line: judged.event for judged in game.lines}
+        return [_log_entry(judged, game, written) for judged in game.lines[-LOG_LENGTH:]]
 
     def _require_game(self) -> Game:
         if self.game is None:
@@ -313,9 +319,13 @@ class Session:
         self.store.write_meta(self.game_id, meta)
 
     def notify(self, message: str) -> None:
-        """Show a notice on every open dashboard page."""
+        """Show a notice on every open dashboard page (once: a repeated notice moves to the end,
+        and only the last few are kept)."""
         with self.lock:
+            if message in self.notices:
+                self.notices.remove(message)
             self.notices.append(message)
+            del self.notices[:-NOTICES_KEPT]
             self._changed()
 
     def _changed(self) -> None:
@@ -328,14 +338,14 @@ class Session:
             self._stop_clock()
 
 
-def _log_entry(judged: JudgedLine) -> LogEntry:
+def _log_entry(judged: JudgedLine, game: Game, written: dict[int, Any]) -> LogEntry:
     replacement = None if judged.replacement is None else dict(judged.replacement)
     return LogEntry(
         line=judged.line,
         event=judged.event,
         ok=judged.verdict.ok,
         reason=judged.verdict.reason,
-        text=describe_event(judged.event),
+        text=tell_event(judged.event, game, written),
         source=_source_of(judged.event),
         corrected_by=judged.corrected_by,
         replacement=replacement,

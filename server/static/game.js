@@ -252,12 +252,38 @@ function markMustRun(pids) {
 
 // ----- notices, warnings, log, outcome ------------------------------------------------------
 
+const dismissedNotices = new Set();
+
+/** The server's notices, each once; a player can close one (× closes it on this page). */
 function renderNotices(notices) {
   const box = $("notices");
-  const key = notices.join("\n");
+  const shown = [...new Set(notices)].filter((text) => !dismissedNotices.has(text));
+  const key = shown.join("\n");
   if (box.dataset.key === key) return;
   box.dataset.key = key;
-  fill(box, notices.map((text) => el("div", {}, el("strong", {}, "Note: "), text)));
+  fill(
+    box,
+    shown.map((text) =>
+      el(
+        "div",
+        { class: "notice", dataset: { testid: "notice" } },
+        el("span", {}, el("strong", {}, "Note: "), text),
+        el(
+          "button",
+          {
+            class: "notice-close",
+            title: "close this note",
+            "aria-label": "close this note",
+            onclick: () => {
+              dismissedNotices.add(text);
+              renderNotices(notices);
+            },
+          },
+          "×",
+        ),
+      ),
+    ),
+  );
 }
 
 function renderWarnings(warnings) {
@@ -330,6 +356,7 @@ function logItem(entry, fixable) {
           "Fix",
         )
       : el("span");
+  const said = eventWords(entry);
   return el(
     "li",
     { class: classes.join(" "), dataset: { testid: `log-line-${entry.line}`, line: String(entry.line) } },
@@ -337,7 +364,7 @@ function logItem(entry, fixable) {
     el(
       "span",
       { class: "text" },
-      corrected || undone ? el("s", { class: "was", text: entry.text }) : [entry.ok ? "" : "✗ ", entry.text],
+      corrected || undone ? el("s", { class: "was", "aria-label": entry.text }, said) : [entry.ok ? "" : "✗ ", said],
       entry.source && entry.source !== "manual" ? el("span", { class: "source", text: entry.source }) : null,
       corrected
         ? el("span", {
@@ -354,6 +381,24 @@ function logItem(entry, fixable) {
     ),
     fix,
   );
+}
+
+/** An event in a player's words: the player's badge first, a roll as die faces. */
+function eventWords(entry) {
+  const event = entry.event && typeof entry.event === "object" ? entry.event : {};
+  const pid = typeof event.player === "string" && current && current.game && event.player in current.game.players ? event.player : null;
+  const badge = pid ? [playerBadge(pid), " "] : [];
+  if (entry.type === "dice" && Array.isArray(event.faces) && !entry.corrected_by) {
+    const name = pid ? playerStyle(pid).name : String(event.player);
+    return el(
+      "span",
+      { class: "words", title: entry.text },
+      badge,
+      `${name} rolls `,
+      event.faces.map((face) => (FACES.includes(face) ? faceIcon(face) : ` ${face} `)),
+    );
+  }
+  return el("span", { class: "words" }, badge, entry.text);
 }
 
 function renderOutcome(state) {
@@ -665,7 +710,8 @@ function updateCard(card, player, game) {
   if (player.escaped) {
     fill(card.where, el("strong", { text: "out of the temple" }));
   } else {
-    fill(card.where, "in ", el("strong", { text: player.in_start ? "the start chamber" : player.chamber || "?" }));
+    const where = player.in_start ? "the start chamber" : player.where || player.chamber || "?";
+    fill(card.where, "in ", el("strong", { text: where }));
   }
   fill(
     card.stats,
@@ -832,11 +878,53 @@ async function reportRoll(card) {
 
 // ----- the discover picker ----------------------------------------------------------------------
 
-function openPicker(pid, action) {
+const SIDES = ["N", "E", "S", "W"];
+const SIDE_WORDS = { N: "north", E: "east", S: "south", W: "west" };
+let enrolledPhotos = null; // tile id -> true when the user enrolled a photo of it
+
+/** Which tiles have an enrolled photo (asked once; none when the library cannot be read). */
+async function photos() {
+  if (enrolledPhotos === null) {
+    const answer = await api("/api/tiles");
+    enrolledPhotos = new Set(answer.ok ? answer.data.tiles.filter((t) => t.photo).map((t) => t.id) : []);
+  }
+  return enrolledPhotos;
+}
+
+/** A tile's own-frame doors turned so that its stairway faces `stairs`, as it will be placed. */
+function turnedDoors(doors, stairs) {
+  const turns = (SIDES.indexOf(stairs) - SIDES.indexOf("S") + 4) % 4;
+  return doors.map((side) => SIDES[(SIDES.indexOf(side) + turns) % 4]);
+}
+
+/** The picker's picture of a tile: the enrolled photo's card, else the tile drawn as it will lie. */
+function pileTilePicture(tile, stairs, photo) {
+  if (photo) {
+    return el("img", {
+      class: "pile-photo",
+      src: `/api/tiles/${encodeURIComponent(tile.id)}/card.png`,
+      alt: `${tile.name}: your photo of the tile`,
+    });
+  }
+  const drawn = { ...tile, open_sides: turnedDoors(tile.doors, stairs), stairs, gems: 0, players: [] };
+  const node = el(
+    "div",
+    { class: `tile pile-tile kind-${tile.kind}${tile.gem_icons ? ` gems-${tile.gem_icons.icon}` : ""}`, style: { "--cell": "150px" } },
+    wallsSvg(drawn.open_sides, stairs),
+    el("div", { class: "tile-body" }, el("div", { class: "tile-name", text: tile.label }), entryRow(drawn), gemRow(drawn)),
+  );
+  return node;
+}
+
+async function openPicker(pid, action) {
   const dialog = $("tile-picker");
   const pile = current.game.draw_pile;
   const side = /to the ([NESW])$/.exec(action.label);
-  setText($("picker-title"), `${pid} discovers the chamber ${side ? `to the ${side[1]}` : `at [${action.event.cell}]`}: which tile?`);
+  const letter = side ? side[1] : null;
+  const stairs = letter ? SIDES[(SIDES.indexOf(letter) + 2) % 4] : "S"; // it faces the discoverer
+  const name = playerStyle(pid).name;
+  setText($("picker-title"), `${name} discovers the chamber ${letter ? `to the ${SIDE_WORDS[letter]}` : "next door"}: which tile?`);
+  const withPhoto = await photos();
   fill(
     $("picker-tiles"),
     pile.length === 0
@@ -845,15 +933,17 @@ function openPicker(pid, action) {
           el(
             "button",
             {
-              class: "btn",
+              class: "pile-choice",
+              title: `${tile.name} (${tile.id})`,
+              "aria-label": tile.name,
               dataset: { testid: `pick-tile-${tile.id}` },
               onclick: () => {
                 dialog.close();
                 sendEvent({ ...action.event, tile: tile.id });
               },
             },
-            tile.name,
-            el("small", { text: ` ${tile.id}` }),
+            pileTilePicture(tile, stairs, withPhoto.has(tile.id)),
+            el("span", { class: "pile-name", text: tile.name }),
           ),
         ),
   );
@@ -871,12 +961,14 @@ async function sendEvent(event) {
 function handleVerdict(result, what) {
   if (!result.ok) {
     toast(`${what} not sent: ${result.error}`);
-    rememberLocalWarning(what, result.error);
+    // The server said no (4xx): the table should see why. A network or server failure is not
+    // something the game rejected: the toast and the connection status say it, not this list.
+    if (result.status >= 400 && result.status < 500) rememberLocalWarning(what, result.error);
     return null;
   }
   acceptState(result.data.state);
   const verdict = result.data.verdict;
-  if (!verdict.ok) toast(`Rejected: ${verdict.reason}`);
+  if (!verdict.ok) toast(`Rejected: ${result.data.reason_text || verdict.reason}`);
   return verdict;
 }
 
@@ -906,8 +998,7 @@ async function clockAction(action) {
   setText($("clock-restart"), "↺ Restart");
   const result = await api("/api/clock", { method: "POST", body: { action } });
   if (!result.ok) {
-    toast(`${action}: ${result.error}`);
-    rememberLocalWarning(`clock ${action}`, result.error);
+    toast(`${action}: ${result.error}`); // the clock is not a game event: never a rejected one
     return;
   }
   if (action === "restart") outcomeDismissedFor = null;

@@ -109,7 +109,7 @@ async function loadServerState() {
   if (!audio.host_available) {
     const hostInput = form.querySelector('input[name="audio"][value="host"]');
     hostInput.disabled = true;
-    document.getElementById("host-audio-note").textContent = `not available: ${audio.host_reason}`;
+    document.getElementById("host-audio-note").textContent = audio.host_notice || `not available: ${audio.host_reason}`;
   }
   if (state.game && state.game.state.outcome === "running") {
     const box = document.getElementById("running-game");

@@ -61,7 +61,9 @@ def test_state_before_any_game_says_so_and_names_the_audio_fallback(client):
     assert state["game"] is None
     assert state["clock"]["status"] == "ready"
     assert state["audio"]["host_available"] is False
-    assert any("browser plays" in notice for notice in state["notices"])
+    assert state["notices"] == [
+        "Sound on this computer is turned off: this page plays the soundtrack."
+    ]
 
 
 def test_new_game_in_manual_mode(client):
@@ -110,12 +112,14 @@ def test_events_are_judged_recorded_and_undone(client):
     assert done["state"]["game"]["state"]["keys_to_escape"] == 7
     refused = post_event(client, type="escape", player="blue")
     assert refused["verdict"] == {"ok": False, "reason": "blue is not in the exit chamber"}
-    assert refused["state"]["warnings"][-1]["reason"] == "blue is not in the exit chamber"
+    assert refused["state"]["warnings"][-1]["reason"] == "Blue is not in the exit chamber"
     undone = client.post("/api/undo").json()
     assert undone["verdict"]["ok"] is True
     assert undone["state"]["game"]["state"]["depot"] == 7
     texts = [entry["text"] for entry in undone["state"]["log"]]
-    assert texts[-1] == "the last action is taken back"
+    assert texts[-1] == (
+        "Undo: takes back #4 (Red activates 1 gem in the One-gem chamber east of the start)"
+    )
 
 
 def test_event_bodies_are_validated(client):
@@ -163,7 +167,7 @@ def test_saved_games_are_listed_and_replayed(client):
     assert games[0]["game_id"] == game_id and games[0]["players"] == ["red", "blue"]
     replay = client.get(f"/api/games/{game_id}").json()
     assert [v["ok"] for v in replay["verdicts"]] == [True, False]
-    assert replay["events"][0]["text"] == "red discovers exit at [0, 1]"
+    assert replay["events"][0]["text"] == "Red discovers the Exit north of the start"
     assert replay["state"]["temple"][1]["tile"] == "exit"
 
 

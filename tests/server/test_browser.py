@@ -91,7 +91,8 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     title = re.compile(r"^Chamber with one gem \(keys\) 1 ")
     expect(page.get_by_test_id("tile-1_0")).to_have_attribute("title", title)
     page.get_by_test_id("action-red-enter-1_0").click()
-    expect(page.get_by_test_id("where-red")).to_contain_text("Chamber with one gem (keys) 1")
+    where = "in the One-gem chamber east of the start"
+    expect(page.get_by_test_id("where-red")).to_have_text(where)
     expect(page.get_by_test_id("tile-1_0").get_by_label("red")).to_be_visible()
     page.get_by_test_id("action-red-activate-1_0-g1").click()
     expect(depot).to_have_text("6")
@@ -108,8 +109,8 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     page.get_by_test_id("advanced-send").click()
     toast = page.get_by_test_id("toast").filter(has_text="not in the exit chamber")
     expect(toast).to_be_visible()
-    expect(page.get_by_test_id("warnings")).to_contain_text("blue is not in the exit chamber")
-    expect(page.get_by_test_id("log")).to_contain_text("blue escapes")
+    expect(page.get_by_test_id("warnings")).to_contain_text("Blue is not in the exit chamber")
+    expect(page.get_by_test_id("log")).to_contain_text("Blue escapes")
 
     page.get_by_test_id("clock-resume").click()
     expect(label).to_have_text("Game time")
@@ -152,7 +153,7 @@ def test_past_games_lists_a_game_and_shows_its_replay(page: Page, live_server: A
 
     expect(page.get_by_test_id("replay-title")).to_contain_text(game_id)
     events = page.get_by_test_id("replay-events")
-    expect(events).to_contain_text("green discovers chamber-2 at [0, 1]")
+    expect(events).to_contain_text("Green discovers a Chamber north of the start")
     rejected = events.locator("li.rejected")
     expect(rejected).to_have_count(1)
     expect(rejected).to_contain_text("yellow is not in the exit chamber")
@@ -179,11 +180,11 @@ def test_an_action_on_one_page_appears_live_on_another(chromium: Browser, live_s
         first.get_by_test_id("pick-tile-chamber-2").click()
         chamber = second.get_by_test_id("tile-0_1")
         expect(chamber).to_have_attribute("title", re.compile("^Chamber 2 "))
-        expect(second.get_by_test_id("log")).to_contain_text("purple discovers chamber-2")
+        expect(second.get_by_test_id("log")).to_contain_text("Purple discovers a Chamber north")
 
         second.bring_to_front()
         second.get_by_test_id("action-orange-enter-0_1").click()
-        expect(first.get_by_test_id("where-orange")).to_contain_text("Chamber 2")
+        expect(first.get_by_test_id("where-orange")).to_contain_text("Chamber north of the start")
         expect(first.get_by_test_id("tile-0_1").get_by_label("orange")).to_be_visible()
         assert not errors and not errors_second, f"scripts failed: {errors + errors_second}"
     finally:

@@ -51,19 +51,19 @@ def test_a_correction_fixes_an_earlier_roll_is_saved_and_survives_a_restart(star
     assert state["game"]["players"]["red"]["showing"] == {"adventurer": 1, "key": 1, "torch": 1}
     log = by_line(state)
     assert log[2]["corrected_by"] == 5 and not log[2]["struck"]
-    assert log[2]["text"] == "red rolls adventurer, key, key, key, torch"
-    assert log[2]["corrected_text"] == "red rolls adventurer, adventurer, adventurer, key, torch"
+    assert log[2]["text"] == "Red rolls 1 adventurer, 3 keys, 1 torch"
+    assert log[2]["corrected_text"] == "Red rolls 3 adventurers, 1 key, 1 torch"
     assert log[2]["event"]["faces"] == RIGHT["faces"]
     assert log[3]["ok"] and log[3]["corrected_by"] is None  # re-judged: the discover fits now
     assert log[4]["correctable"] is False and log[2]["correctable"] is True
-    assert log[5]["text"].startswith("correction of line 2: red rolls adventurer, adventurer")
+    assert log[5]["text"] == "Fix of #2: Red rolls 3 adventurers, 1 key, 1 torch"
     assert log[5]["source"] == "manual" and log[5]["correctable"] is False
     assert state["warnings"] == []
 
     struck = server.post("/api/correct", {"line": 3, "event": None})  # line 6
     assert struck["verdict"] == {"ok": True}
     assert by_line(struck["state"])[3]["struck"] is True
-    assert by_line(struck["state"])[6]["text"] == "line 3 struck out"
+    assert by_line(struck["state"])[6]["text"] == "Fix of #3: removed"
     assert len(struck["state"]["game"]["temple"]) == 1
     server.post("/api/correct", {"line": 3, "event": DISCOVER})  # line 7: put back
 

@@ -40,7 +40,7 @@ def test_fix_a_misread_roll_from_the_log(page: Page, live_server: Any) -> None:
     live_server.post("/api/event", {"event": discover})  # line 3: 1 adventurer, rejected
 
     page.goto("/game")
-    expect(page.get_by_test_id("log-line-3")).to_contain_text("red shows 1 adventurer, 2 needed")
+    expect(page.get_by_test_id("log-line-3")).to_contain_text("Red shows 1 adventurer, 2 needed")
     expect(page.get_by_test_id("showing-red").get_by_label("adventurer")).to_have_count(1)
 
     # Escape leaves the dialog without a change.
@@ -53,7 +53,8 @@ def test_fix_a_misread_roll_from_the_log(page: Page, live_server: Any) -> None:
 
     # The roll showed two more adventurers: fix faces 2 and 3, save with Enter.
     page.get_by_test_id("fix-2").click()
-    expect(page.get_by_test_id("fix-title")).to_contain_text("Fix line 2: red rolls adventurer")
+    title = page.get_by_test_id("fix-title")
+    expect(title).to_contain_text("Fix line 2: Red rolls 1 adventurer, 3 keys")
     expect(page.get_by_test_id("fix-die-4")).to_have_value(T)
     page.get_by_test_id("fix-die-1").select_option(A)
     page.get_by_test_id("fix-die-2").select_option(A)
@@ -64,8 +65,8 @@ def test_fix_a_misread_roll_from_the_log(page: Page, live_server: Any) -> None:
 
     entry = page.get_by_test_id("log-line-2")
     expect(page.get_by_test_id("corrected-2")).to_have_text("corrected by #4")
-    expect(entry).to_contain_text("→ red rolls adventurer, adventurer, adventurer, key, torch")
-    expect(page.get_by_test_id("log-line-4")).to_contain_text("correction of line 2")
+    expect(entry).to_contain_text("→ Red rolls 3 adventurers, 1 key, 1 torch")
+    expect(page.get_by_test_id("log-line-4")).to_contain_text("Fix of #2")
     # The discover of line 3 is judged again: the exit is in the temple, the warning is gone.
     expect(page.get_by_test_id("tile-0_1")).to_contain_text("Exit")
     expect(page.get_by_test_id("log-line-3")).not_to_have_class("rejected")
@@ -81,5 +82,5 @@ def test_fix_a_misread_roll_from_the_log(page: Page, live_server: Any) -> None:
     expect(dialog).to_be_hidden()
     expect(page.get_by_test_id("tile-0_1")).to_have_count(0)
     expect(page.get_by_test_id("log-line-3")).to_contain_text("removed")
-    expect(page.get_by_test_id("log-line-5")).to_contain_text("line 3 struck out")
+    expect(page.get_by_test_id("log-line-5")).to_contain_text("Fix of #3: removed")
     expect(showing.get_by_label("adventurer")).to_have_count(3)
