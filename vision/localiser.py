@@ -30,6 +30,9 @@ from vision.onnx_model import ModelError, default_threads, open_session
 MODEL_KIND = "templecam-localiser"
 """The ONNX metadata `kind` of a localiser model."""
 PAD_VALUE = 114
+LOWEST_CONF = 0.02
+"""Peaks below this centre score are never boxes (an evaluation asks for 0.001 to draw its
+precision-recall curves; below 0.02 they are only noise, and each die costs a face read)."""
 
 
 @dataclass(frozen=True)
@@ -179,8 +182,7 @@ class Localiser:
             small = cv2.copyMakeBorder(
                 small, 0, ph - sh, 0, pw - sw, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
             )
-        rgb = small[:, :, ::-1].astype(np.float32) * (1.0 / 255.0)
-        return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None])
+        return cv2.dnn.blobFromImage(small, 1.0 / 255.0, swapRB=True)
 
     def locate(self, image_bgr: np.ndarray, conf: float | None = None) -> Detections:
         """Return the localiser's own boxes (dice as `die_unreadable`), before the face reader."""
@@ -198,7 +200,7 @@ class Localiser:
         image = _as_bgr(image_bgr)
         conf = self.settings.conf if conf is None else conf
         low = conf if self.faces is None else min(conf, self.faces.candidate_conf * 2)
-        found = self.locate(image, low)
+        found = self.locate(image, max(low, LOWEST_CONF))
         if self.faces is not None:
             found = reread_dice(found, image, self.faces, conf)
         else:

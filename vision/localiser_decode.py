@@ -13,6 +13,10 @@ from vision.detections import nms
 
 STRIDE = 4
 """Input pixels per output cell (the network's output stride)."""
+BIG_PX = 24
+"""Boxes wider than this (network input px) go through NMS; smaller ones peak only once."""
+MAX_PEAKS = 1000
+"""Most peaks decoded per image (the best first)."""
 PEAK_KERNEL = 3
 """A peak is the largest score in its PEAK_KERNEL x PEAK_KERNEL neighbourhood."""
 
@@ -54,17 +58,25 @@ def decode(
 
     `heat` (C, H, W) holds centre probabilities, `box` (4, H, W) log width, log height and the
     centre's offset within its cell, all in input px. Boxes are divided by `scale` (the factor
-    the frame was resized by before the network) so they come out in frame px. Peaks of one
-    class overlapping by more than `iou` keep the best (a big tile may peak twice).
+    the frame was resized by before the network) so they come out in frame px. Peaks of big
+    boxes of one class overlapping by more than `iou` keep the best (a tile may peak twice).
     """
     cls, rows, cols = find_peaks(heat, conf)
     if not len(cls):
         return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
     score = heat[cls, rows, cols]
+    if len(score) > MAX_PEAKS:  # a very low threshold: only the best peaks are worth boxes
+        best = np.argpartition(-score, MAX_PEAKS)[:MAX_PEAKS]
+        cls, rows, cols, score = cls[best], rows[best], cols[best], score[best]
     w = np.exp(np.clip(box[0, rows, cols], -2.0, 8.0))
     h = np.exp(np.clip(box[1, rows, cols], -2.0, 8.0))
     cx = (cols + 0.5 + box[2, rows, cols]) * STRIDE
     cy = (rows + 0.5 + box[3, rows, cols]) * STRIDE
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1) / scale
-    keep = nms(xyxy, score, iou, cls)[:max_det]
+    # Small objects peak once (the 3x3 peak test suffices); big ones may peak twice.
+    big = (xyxy[:, 2] - xyxy[:, 0]) * scale > BIG_PX
+    keep_small = np.flatnonzero(~big)
+    keep_big = np.flatnonzero(big)[nms(xyxy[big], score[big], iou, cls[big])]
+    keep = np.concatenate([keep_small, keep_big])
+    keep = keep[np.argsort(-score[keep], kind="stable")][:max_det]
     return xyxy[keep].astype(np.float32), score[keep].astype(np.float32), cls[keep]
