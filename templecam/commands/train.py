@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from templecam.commands import train_localiser
 from templecam.errors import UserError
 
 if TYPE_CHECKING:
@@ -52,7 +53,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--data", metavar="DATA.yaml", help="Ultralytics data.yaml (needed but with --faces)"
+        "--data",
+        action="append",
+        metavar="DATA.yaml",
+        help="Ultralytics data.yaml (needed but with --faces); with --localiser a `templecam "
+        "synth` folder, repeatable",
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the model files")
     parser.add_argument(
@@ -108,6 +113,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="another Ultralytics training argument, e.g. --set lr0=0.0015 (repeatable)",
     )
     train_faces.add_arguments(parser)
+    train_localiser.add_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -196,6 +202,13 @@ def run(args: argparse.Namespace) -> int:
     """Train, export and record; print where the model files are."""
     from models.train import TrainError, train
 
+    if args.localiser:
+        if not args.data:
+            raise UserError("--localiser needs --data: a `templecam synth` dataset folder")
+        return train_localiser.run_localiser(args, args.data)
+    if args.data and len(args.data) > 1:
+        raise UserError("give --data once (several datasets only with --localiser)")
+    args.data = args.data[0] if args.data else None
     if args.faces:
         from templecam.commands import train_faces
 
