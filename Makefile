@@ -1,30 +1,53 @@
-# The two set-up commands: `make run` and `make test`. Either creates .venv when it is missing.
+# The two set-up commands: `make run` and `make test`. Each installs the Debian packages it needs
+# when they are missing (as root or with password-less sudo; otherwise it stops and prints the
+# one command to run) and creates .venv when it is missing.
+#   make run:  what serving needs (no torch: the models run on ONNX Runtime)
+#   make test: everything, the training extra included (tests train tiny models)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SERVE_STAMP := $(VENV)/.installed-serve
+SERVE_PACKAGES := libgl1 libglib2.0-0 libportaudio2
+TEST_PACKAGES := $(SERVE_PACKAGES) chromium
 
-.PHONY: run test screenshots format bench clean
+.PHONY: run test screenshots format bench clean system-serve system-test
 
-$(STAMP): pyproject.toml
-	@echo "==> creating $(VENV) with $(PYTHON) and installing templecam with everything it needs"
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+system-serve:
+	@scripts/system-packages $(SERVE_PACKAGES)
+
+system-test:
+	@scripts/system-packages $(TEST_PACKAGES)
+
+$(VENV)/bin/python:
+	@echo "==> creating $(VENV) with $(PYTHON)"
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --progress-bar off -e '.[dev,train]'
-	@touch $(STAMP)
 
-run: $(STAMP)
+# Serving only: templecam and its run-time dependencies.
+$(SERVE_STAMP): pyproject.toml | $(VENV)/bin/python
+	@echo "==> installing templecam (serving: no training dependencies)"
+	$(BIN)/python -m pip install --progress-bar off -e .
+	@touch $(SERVE_STAMP)
+
+# Everything: the tests and the training commands (torch, Ultralytics).
+$(STAMP): pyproject.toml | $(VENV)/bin/python
+	@echo "==> installing templecam with the test and training extras"
+	$(BIN)/python -m pip install --progress-bar off -e '.[dev,train]'
+	@touch $(STAMP) $(SERVE_STAMP)
+
+run: system-serve $(SERVE_STAMP)
 	@echo "==> starting the dashboard: open http://127.0.0.1:8000/ (Ctrl-C stops; the game resumes)"
 	$(BIN)/templecam serve
 
-test: $(STAMP)
+test: system-test $(STAMP)
 	@echo "==> lint (ruff), then the whole test suite (pytest)"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest
 
-screenshots: $(STAMP)
-	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py tests/server/test_corrections_browser.py tests/server/test_vision_browser.py
+screenshots: system-test $(STAMP)
+	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py tests/server/test_corrections_browser.py tests/server/test_vision_browser.py tests/server/test_layouts.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -33,6 +33,16 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SERVER_START_SECONDS = 30.0
+TRAINING_ONLY = ("torch", "torchvision", "ultralytics", "onnxslim")
+"""Packages of the `train` extra: serving must never import them."""
+SERVE_WITHOUT_TRAINING = (
+    "import sys\n"
+    f"for name in {TRAINING_ONLY!r}:\n"
+    "    sys.modules[name] = None  # importing it raises ImportError: serving must not need it\n"
+    "from templecam.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+"""`templecam ...` as every test server runs it: as if the training extra were not installed."""
 
 SHORT_TIMELINE = {
     "intro_seconds": 2.0,
@@ -111,13 +121,15 @@ def _launch(
     port: int,
     camera: Sequence[str] = ("--no-camera",),
 ) -> subprocess.Popen[bytes]:
-    """Start `python -m templecam serve` on `port`; its output goes to base/server.log.
+    """Start `templecam serve` on `port`, with the training packages made unimportable (serving
+    must not need them); its output goes to base/server.log.
 
     `camera`: the camera options (default: none, manual mode only).
     """
     timeline_path = base / "timeline.json"
     timeline_path.write_text(json.dumps(timeline))
-    command = [sys.executable, "-m", "templecam", "serve", "--no-host-audio", "--port", str(port)]
+    command = [sys.executable, "-c", SERVE_WITHOUT_TRAINING, "serve", "--no-host-audio"]
+    command += ["--port", str(port)]
     command += ["--timeline", str(timeline_path), "--data-dir", str(data_dir), *camera]
     env = {**os.environ, "TEMPLECAM_DATA": str(data_dir), "PYTHONUNBUFFERED": "1"}
     with (base / "server.log").open("ab") as log:
@@ -185,6 +197,15 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         yield running.server
     finally:
         running.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_training_imports() -> Iterator[None]:
+    """A server test must not import the training packages (whatever other tests did before)."""
+    before = {name for name in TRAINING_ONLY if name in sys.modules}
+    yield
+    imported = {name for name in TRAINING_ONLY if name in sys.modules} - before
+    assert not imported, f"a server test imported the training packages {sorted(imported)}"
 
 
 @pytest.fixture(scope="session")
