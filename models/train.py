@@ -305,12 +305,7 @@ def _run_training(config: TrainConfig, data: Path) -> Path:
         if not config.model_yaml.is_file():
             raise TrainError(f"model yaml {config.model_yaml} does not exist")
         model = YOLO(str(config.model_yaml))
-    fine_tuning: dict[str, Any] = {}
-    if config.base is not None:
-        # Warm-up runs the biases at lr 0.1: right for a fresh model, ruinous for trained weights.
-        fine_tuning = {"warmup_epochs": 0}
     args: dict[str, Any] = {
-        **fine_tuning,
         "data": str(data),
         "epochs": config.epochs,
         "imgsz": config.imgsz,
@@ -322,6 +317,14 @@ def _run_training(config: TrainConfig, data: Path) -> Path:
         **common,
         **config.extra,
     }
+    if config.base is not None:
+        # OFFLINE_TRAIN_ARGS says pretrained=False so that nothing is ever downloaded; but for
+        # a model loaded from a .pt, Ultralytics reads pretrained=False as "rebuild it from its
+        # yaml": --base trained a fresh, randomly initialised model (which is why fine-tuning
+        # started worse than scratch). The local file itself is the pretrained source.
+        args["pretrained"] = str(config.base)
+        # Warm-up runs the biases at lr 0.1: right for a fresh model, ruinous for trained weights.
+        args.setdefault("warmup_epochs", 0)
     if config.hours:
         args["time"] = config.hours
     model.train(**args)

@@ -108,14 +108,15 @@ class LocaliserInfo:
 
 
 def is_localiser(model_path: Path) -> bool:
-    """Return whether an .onnx file is a localiser (by its metadata), without running it."""
-    try:
-        import onnx
+    """Return whether an .onnx file is a localiser (its metadata names the kind), unopened.
 
-        model = onnx.load(str(model_path), load_external_data=False)
-    except Exception:  # not an ONNX file at all: the caller's open will say so
+    The metadata's strings are stored as they are in the file, so the kind's name shows in its
+    bytes; `Localiser` then checks the metadata properly.
+    """
+    try:
+        return MODEL_KIND.encode() in Path(model_path).read_bytes()
+    except OSError:
         return False
-    return any(p.key == "kind" and p.value == MODEL_KIND for p in model.metadata_props)
 
 
 class Localiser:

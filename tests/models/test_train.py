@@ -371,9 +371,41 @@ def test_fine_tunes_from_base_weights(
 
     base = trained[0] / "best.pt"
     config = TrainConfig(
-        data=frames, out=tmp_path, base=base, epochs=1, imgsz=128, batch=4, tile=0, workers=0
+        data=frames,
+        out=tmp_path,
+        base=base,
+        epochs=1,
+        imgsz=128,
+        batch=4,
+        tile=0,
+        workers=0,
+        seed=1,  # a model rebuilt from its yaml would start from other random weights
+        extra={"optimizer": "AdamW", "lr0": 1e-5},
     )
-    metrics = train(config, log=lambda _: None)
+    guard = NetworkGuard()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        guard.install(monkeypatch)
+        metrics = train(config, log=lambda _: None)
+    assert guard.attempts == []
     assert metrics["base_weights"] == str(base)
     assert metrics["model_yaml"] is None
     assert metrics["output_shape"][1] == 4 + NC
+    # A fine-tune starts from the base's weights: one epoch at a tiny learning rate leaves them
+    # nearly as they were (a model rebuilt from its yaml, as --base once did, shares nothing).
+    before, after = _weights(base), _weights(tmp_path / "best.pt")
+    change = np.linalg.norm(after - before) / np.linalg.norm(before)
+    assert change < 0.05, f"the fine-tuned weights moved {change:.0%} away from the base"
+
+
+def _weights(path: Path) -> np.ndarray:
+    """Return every convolution weight of an Ultralytics checkpoint as one flat vector."""
+    from ultralytics.utils.patches import torch_load
+
+    model = torch_load(path, map_location="cpu", weights_only=False)["model"].float()
+    return np.concatenate(
+        [
+            v.detach().numpy().ravel()
+            for k, v in model.state_dict().items()
+            if k.endswith("conv.weight")
+        ]
+    )
