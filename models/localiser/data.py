@@ -18,13 +18,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.classes import DIE_CLASSES
 from vision.localiser_decode import STRIDE
 
 LOCALISER_CLASSES: tuple[str, ...] = ("die", "gem", "tile", "tile_back", "figure", "hand")
 """What the localiser finds: every die as one class (the face reader names its face) and the
 pieces the scene needs."""
-DIE_LABELS = ("adventurer", "key", "torch", "golden_mask", "black_mask", "die_unreadable")
-"""Scene labels that are a die."""
 RUN_SCALE = 0.5
 """The run-time resize of a 1080p frame (dice 25-35 px become 12-17 px)."""
 SCALE_RANGE = (0.38, 0.65)
@@ -47,7 +46,7 @@ class Objects:
 
 def class_of(label: str | None) -> int | None:
     """Return the localiser class of a scene label (None: not one of ours)."""
-    if label in DIE_LABELS:
+    if label in DIE_CLASSES:
         return 0
     if label in LOCALISER_CLASSES:
         return LOCALISER_CLASSES.index(label)
