@@ -22,6 +22,7 @@ from vision.detector import Detector
 from vision.events import EventMaker
 from vision.grid import Grid
 from vision.live_loop import LiveLoop
+from vision.localiser import Localiser
 from vision.observation import Observation, SeenDie, SeenTile
 from vision.pipeline import FrameRunner, build_pipeline
 from vision.scene import SceneReader
@@ -313,16 +314,18 @@ class RunResult:
 
 def run_game_video(
     game_video: GameVideo,
-    detector: Detector,
+    detector: Detector | Localiser,
     *,
     stream_video: bool = True,
     realtime: bool = True,
+    gate: bool = True,
     progress: Callable[[float], None] | None = None,
 ) -> RunResult:
     """Play the video in real time through the grabber and the whole pipeline, as a camera.
 
     With `realtime` False every frame is processed, however long it takes (accuracy without
-    the speed limit); times are then video seconds.
+    the speed limit); times are then video seconds. With `gate` False every frame is detected
+    whole (no motion gating), to measure what the gate saves.
 
     Events go to a rules engine (as they would to the dashboard's session); with `stream_video`
     every processed frame is also annotated and JPEG-encoded, as for a watching dashboard.
@@ -330,7 +333,7 @@ def run_game_video(
     game = Game.from_setup_line(game_video.setup)
     players = list(game.players)
     scene = game_video.scene(players)
-    pipeline = build_pipeline(detector, scene, lambda: game)
+    pipeline = build_pipeline(detector, scene, lambda: game, gate=gate)
     seen: list[tuple[float, dict[str, Any]]] = []
     rejected: list[tuple[dict[str, Any], str]] = []
     start: dict[str, float] = {}

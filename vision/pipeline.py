@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -14,6 +14,7 @@ from rules.engine import Game
 from vision.detections import Detections
 from vision.detector import Detector
 from vision.events import EventMaker
+from vision.localiser import Localiser
 from vision.motion import GateResult, MotionGate, MotionSettings
 from vision.observation import Observation
 from vision.scene import SceneReader
@@ -84,14 +85,19 @@ class Pipeline:
 
 
 def build_pipeline(
-    detector: Detector, scene: SceneReader, game: Callable[[], Game | None]
+    detector: Detector | Localiser,
+    scene: SceneReader,
+    game: Callable[[], Game | None],
+    gate: bool = True,
 ) -> Pipeline:
-    """The pipeline the dashboard and the benchmark run: motion gate focused on the zones."""
-    gate = MotionGate(detector.detect, motion_settings(detector), focus=scene.zone_polygons())
-    return Pipeline(gate, scene, Stabiliser(), EventMaker(game))
+    """The pipeline the dashboard and the benchmark run: motion gate focused on the zones
+    (`gate` False: everything re-detected every frame, to measure what the gate saves)."""
+    settings = replace(motion_settings(detector), gate=gate)
+    gate_stage = MotionGate(detector.detect, settings, focus=scene.zone_polygons())
+    return Pipeline(gate_stage, scene, Stabiliser(), EventMaker(game))
 
 
-def motion_settings(detector: Detector) -> MotionSettings:
+def motion_settings(detector: Detector | Localiser) -> MotionSettings:
     """Windows for this model: small ones for a dynamic input, its full input size otherwise."""
     if detector.info.dynamic_size:
         return MotionSettings(stride=detector.info.stride)

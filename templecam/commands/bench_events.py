@@ -48,6 +48,11 @@ def register_events(targets: argparse._SubParsersAction[argparse.ArgumentParser]
         help="feed the stability and event stages the renderer's true observations "
         "(frames.jsonl) instead of the camera and the detector: scores those stages alone",
     )
+    parser.add_argument(
+        "--no-gate",
+        action="store_true",
+        help="detect every processed frame whole (no motion gating): what the gate saves",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object per video")
     parser.set_defaults(run=run_events)
 
@@ -97,12 +102,14 @@ def run_events(args: argparse.Namespace) -> int:
             detector,
             stream_video=not args.no_stream,
             realtime=not args.every_frame,
+            gate=not args.no_gate,
             progress=progress,
         )
         figures = {
             "video": str(folder),
             "model": path.name,
-            "mode": "every frame" if args.every_frame else "real time",
+            "mode": ("every frame" if args.every_frame else "real time")
+            + (", no motion gate" if args.no_gate else ""),
             **result.to_json(),
         }
         if args.json:

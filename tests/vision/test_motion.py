@@ -153,3 +153,18 @@ def test_a_slow_change_at_a_high_frame_rate_is_not_still(
         if result.windows:
             break
     assert result.windows  # re-detected once it has stood still
+
+
+def test_without_the_gate_every_frame_is_detected_whole_and_motion_still_reported(
+    detector: Detector, frame: np.ndarray
+) -> None:
+    recorder = Recorder(detector)
+    gate = MotionGate(recorder, MotionSettings(gate=False))
+    moved = frame.copy()
+    moved[500:600, 900:1000] = 255 - moved[500:600, 900:1000]
+    results = [gate.process(image, t) for t, image in ((0.0, frame), (0.1, frame), (0.2, moved))]
+    assert all(r.full for r in results)
+    assert recorder.shapes == [frame.shape[:2]] * 3
+    assert results[1].moving == ()
+    x0, y0, x1, y1 = results[2].moving[0]
+    assert x0 <= 900 and y0 <= 500 and x1 >= 1000 and y1 >= 600
