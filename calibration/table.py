@@ -62,6 +62,8 @@ class TableCalibration(BaseModel):
     created: str = ""
     source: str = ""
     """Where it came from: "board", "renderer", ..."""
+    camera: str = ""
+    """The camera it was made with, as the dashboard names it ("" when not known)."""
     reference_image: str | None = None
     """File name, beside the JSON, of a grey thumbnail of the calibration view (drift checks)."""
 
