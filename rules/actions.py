@@ -146,32 +146,39 @@ def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
     spec = chamber.tile.gems
     if spec is None or chamber.gems:
         return []
-    partners = game.players_in(player.cell)
+    partners = [p for p in game.players_in(player.cell) if p is not player]
     found = []
     for gems in range(1, spec.count + 1):
-        payers = [player] if gems == 1 else [player] + [p for p in partners if p is not player]
-        blocked = None
-        if game.depot < gems:
-            blocked = f"the depot holds only {plural(game.depot, 'gem')}"
-        elif len(payers) < 2 and gems >= 2:
-            blocked = "needs a second player in this chamber"
-        event = {
-            "type": "activate",
-            "cell": list(player.cell),
-            "gems": gems,
-            "players": [p.player_id for p in payers],
-        }
-        found.append(
-            _priced(
-                game,
-                payers,
-                {spec.icon: spec.cost(gems)},
-                "activate",
-                f"activate {plural(gems, 'gem')} ({plural(spec.cost(gems), spec.icon)})",
-                event,
-                blocked,
+        # 1 gem: alone, and together with everyone here (page 8: "you may cooperate to
+        # activate 1 gem"); 2 or 3 gems: always together.
+        groups = [[player], [player, *partners]] if gems == 1 else [[player, *partners]]
+        if not partners and gems == 1:
+            groups = [[player]]
+        for payers in groups:
+            blocked = None
+            if game.depot < gems:
+                blocked = f"the depot holds only {plural(game.depot, 'gem')}"
+            elif len(payers) < 2 and gems >= 2:
+                blocked = "needs a second player in this chamber"
+            event = {
+                "type": "activate",
+                "cell": list(player.cell),
+                "gems": gems,
+                "players": [p.player_id for p in payers],
+            }
+            together = " together" if len(payers) > 1 and gems == 1 else ""
+            found.append(
+                _priced(
+                    game,
+                    payers,
+                    {spec.icon: spec.cost(gems)},
+                    "activate",
+                    f"activate {plural(gems, 'gem')}{together} "
+                    f"({plural(spec.cost(gems), spec.icon)})",
+                    event,
+                    blocked,
+                )
             )
-        )
     return found
 
 

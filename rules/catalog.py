@@ -9,6 +9,7 @@ from importlib import resources
 from typing import Any
 
 from rules.errors import RecordError
+from rules.finite import without_nulls
 from rules.vocabulary import KEY, PAYING_FACES, SIDES, TORCH
 
 TILE_KINDS = ("start", "exit", "chamber")
@@ -67,6 +68,7 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
         raise RecordError("a tile id must be a non-empty string")
     if not isinstance(data, Mapping):
         raise RecordError(f"{where}: the definition must be a JSON object")
+    data = without_nulls(data)
     name = data.get("name", tile_id)
     if not isinstance(name, str):
         raise RecordError(f"{where}: 'name' must be a string")

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from rules.catalog import TileDef
 from rules.errors import Rejection
-from rules.finite import non_finite_path, not_finite_message
+from rules.finite import TooDeepError, non_finite_path, not_finite_message, without_nulls
 from rules.game_setup import SPARE_GEMS, Setup, parse_cell, parse_setup
 from rules.temple import PlacedTile, Temple
 from rules.vocabulary import (
@@ -265,8 +265,8 @@ class Game:
     def _judge(self, event: Any, line: int) -> Verdict:
         self._line_now = line
         try:
-            handler = self._handler_for(event)
-            handler(event)
+            handler, fields = self._handler_for(event)
+            handler(fields)
         except Rejection as rejection:
             return Verdict(False, rejection.reason)
         if event["type"] not in RECORD_EDITS:
@@ -274,12 +274,22 @@ class Game:
             self.accepted_lines.append(line)
         return Verdict(True)
 
-    def _handler_for(self, event: Any) -> Callable[[Mapping[str, Any]], None]:
-        if not isinstance(event, Mapping):
+    def _handler_for(
+        self, written: Any
+    ) -> tuple[Callable[[Mapping[str, Any]], None], Mapping[str, Any]]:
+        """Return the handler of an event and the fields it reads: every `null` field is left
+        out (read as absent), except a correction's `event`, where null strikes the line out."""
+        if not isinstance(written, Mapping):
             raise Rejection("an event must be a JSON object with a 'type'")
-        where = non_finite_path(event)
+        try:
+            where = non_finite_path(written)
+        except TooDeepError as error:
+            raise Rejection(f"the event's {error}") from None
         if where is not None:
             raise Rejection(not_finite_message(f"'{where}'"))
+        event = without_nulls(written)
+        if written.get("type") == "correct" and "event" in written:
+            event["event"] = written["event"]
         kind = event.get("type")
         if kind == "setup":
             raise Rejection("the setup may only be the first line of a game record")
@@ -293,7 +303,7 @@ class Game:
             raise Rejection("'t' must be the game clock in seconds, a number from 0 up")
         if self.outcome != "running" and not (kind in RECORD_EDITS and self.outcome == "won"):
             raise Rejection(f"the game is over: it was {self.outcome}")
-        return getattr(self, f"_{kind}")
+        return getattr(self, f"_{kind}"), event
 
     # ----- field readers (raise Rejection on malformed input) -----------------------------
 
@@ -340,8 +350,8 @@ class Game:
         self, payers: list[PlayerState], need: Counter[str], purpose: str
     ) -> list[tuple[PlayerState, Counter[str]]]:
         """Work out which showing icons pay for `need`, taking from payers in the order given."""
-        if not self.setup.track_dice:
-            return []
+        if not self.setup.track_dice or not +need:
+            return []  # nothing to pay (an empty red frame): no roll needed
         names = " and ".join(p.player_id for p in payers)
         if not any(p.rolled for p in payers):
             verb = "has" if len(payers) == 1 else "have"
@@ -374,6 +384,31 @@ class Game:
                 plan.append((payer, used))
                 remaining.subtract(used)
         return plan
+
+    @staticmethod
+    def _shared(
+        plan: list[tuple[PlayerState, Counter[str]]],
+        payers: list[PlayerState],
+        icon: str,
+        gems: int,
+    ) -> list[tuple[PlayerState, Counter[str]]]:
+        """Make 2 or 3 gems a cooperation: at least two listed players pay an icon each.
+
+        A plan already paid by two players is kept as it is (as records were always judged);
+        one paid by the first player alone moves one icon to the first partner who shows it.
+        """
+        if len(plan) >= 2:
+            return plan
+        ((first, used),) = plan
+        others = [p for p in payers if p is not first]
+        partner = next((p for p in others if p.showing[icon] > 0), None)
+        if partner is None:
+            names = " and ".join(p.player_id for p in others)
+            raise Rejection(
+                f"activating {gems} gems takes at least two players who each pay: "
+                f"{names} {'shows' if len(others) == 1 else 'show'} no {icon.replace('_', ' ')}"
+            )
+        return [(first, +(used - Counter({icon: 1}))), (partner, Counter({icon: 1}))]
 
     @staticmethod
     def _pay(plan: list[tuple[PlayerState, Counter[str]]]) -> None:
@@ -499,6 +534,8 @@ class Game:
             Counter({spec.icon: spec.cost(gems)}),
             f"to activate {plural(gems, 'gem')}",
         )
+        if gems >= 2 and self.setup.track_dice:
+            plan = self._shared(plan, payers, spec.icon, gems)
         self.depot -= gems
         chamber.gems = gems
         self._pay(plan)
@@ -697,7 +734,7 @@ class Game:
             raise Rejection(f"unknown event type {kind!r} for line {number} (known: {known})")
         if kind in CLOCK_EVENTS or kind in RECORD_EDITS:
             raise Rejection(f"a correction cannot turn line {number} into a {kind} event")
-        return dict(value)
+        return without_nulls(value)
 
     def _replayed(self, fixes: dict[int, tuple[int, Mapping[str, Any] | None]]) -> Game:
         """Return the game rebuilt from the setup by replaying the record as `fixes` correct it."""

@@ -8,7 +8,8 @@ from typing import Any
 
 from rules.catalog import TileDef, basic_catalog, parse_catalog
 from rules.errors import RecordError
-from rules.vocabulary import PLAYER_ID_PATTERN, SIDES, Cell
+from rules.finite import TooDeepError, non_finite_path, without_nulls
+from rules.vocabulary import PLAYER_ID_PATTERN, SIDES, Cell, neighbour, opposite
 
 DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
 """Gems added to the depot at each difficulty."""
@@ -54,6 +55,44 @@ class Setup:
         return BASE_DEPOT_BY_PLAYERS[len(self.players)] + DIFFICULTY_EXTRA_GEMS[self.difficulty]
 
 
+STARTING_SIDES: tuple[str, ...] = ("W", "E", "N", "S")
+"""Where page 5 lays the two drawn chambers: left and right of the starting chamber (then
+above and below, for a start tile edited to have fewer doors)."""
+
+
+def starting_temple(
+    catalog: Mapping[str, TileDef], drawn: tuple[str, str], start_id: str = "start"
+) -> list[dict[str, Any]]:
+    """Return the starting temple of page 5 as a setup line's `temple`: the starting chamber at
+    [0, 0] and the two `drawn` chambers beside it, each with its stairway towards it."""
+    start = catalog[start_id]
+    if start.kind != "start":
+        raise RecordError(f"tile {start_id!r} is not a starting chamber")
+    for tile_id in drawn:
+        if tile_id not in catalog or catalog[tile_id].kind != "chamber":
+            raise RecordError(f"{tile_id!r} is not a chamber of the draw pile")
+    if drawn[0] == drawn[1]:
+        raise RecordError("the two starting chambers must be two different tiles")
+    sides = [side for side in STARTING_SIDES if side in start.own_open_sides]
+    temple: list[dict[str, Any]] = [{"tile": start_id, "cell": [0, 0], "stairs": "S"}]
+    for tile_id, side in zip(drawn, sides, strict=False):
+        x, y = neighbour((0, 0), side)
+        temple.append({"tile": tile_id, "cell": [x, y], "stairs": opposite(side)})
+    return temple
+
+
+def setup_catalog(modules: list[str] | tuple[str, ...] = ()) -> dict[str, TileDef]:
+    """Return the packaged tiles a game with these modules plays with (before a setup line's
+    own `tiles`)."""
+    return dict(basic_catalog())
+
+
+def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
+    """Return the tiles that may be drawn for the starting temple (every chamber of the pile;
+    the exit is shuffled into the pile's lower part and never drawn at set-up)."""
+    return [tile_id for tile_id, tile in catalog.items() if tile.kind == "chamber"]
+
+
 def parse_cell(value: Any, what: str) -> Cell:
     """Validate a cell `[x, y]` of two whole numbers."""
     if (
@@ -69,6 +108,11 @@ def parse_setup(line: Any) -> Setup:
     """Validate the setup line of a game record and return it as a `Setup`."""
     if not isinstance(line, Mapping):
         raise RecordError("the setup line must be a JSON object")
+    try:
+        non_finite_path(line)
+    except TooDeepError as error:
+        raise RecordError(f"the setup's {error}") from None
+    line = without_nulls(line)  # a null field is a field left out, as in every event
     if line.get("type") != "setup":
         raise RecordError('the first line must be the setup: {"type": "setup", ...}')
     players = _parse_players(line.get("players"))
@@ -83,7 +127,7 @@ def parse_setup(line: Any) -> Setup:
         raise RecordError(
             f"unknown module {unknown[0]!r}: this version plays the basic game only (modules: [])"
         )
-    catalog = dict(basic_catalog())
+    catalog = setup_catalog(modules)
     catalog.update(parse_catalog(line.get("tiles", {})))
     temple = _parse_temple(line.get("temple"), catalog)
     track_dice = line.get("track_dice", True)

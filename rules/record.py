@@ -9,7 +9,7 @@ from typing import Any
 
 from rules.engine import Game, Verdict
 from rules.errors import RecordError
-from rules.finite import NotFiniteError, loads_finite
+from rules.finite import NotFiniteError, TooDeepError, loads_finite
 
 
 @dataclass(frozen=True)
@@ -36,9 +36,16 @@ class Replay:
         }
 
 
+def record_lines(text: str) -> list[str]:
+    """Split a game record's text into its lines: at line feeds only (a U+2028, U+0085 or form
+    feed inside a JSON string is part of the string, not the end of a line)."""
+    return text.split("\n")
+
+
 def parse_lines(lines: Iterable[str]) -> list[RecordLine]:
     """Parse JSON Lines, skipping blank lines; raise `RecordError` naming the first bad line
-    (not JSON, or a number JSON does not have: NaN, Infinity, 1e999)."""
+    (not JSON, a number JSON does not have: NaN, Infinity, 1e999, or brackets nested deeper
+    than `rules.finite.MAX_NESTING`)."""
     parsed: list[RecordLine] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -47,7 +54,7 @@ def parse_lines(lines: Iterable[str]) -> list[RecordLine]:
             parsed.append(RecordLine(number, loads_finite(text)))
         except json.JSONDecodeError as error:
             raise RecordError(f"line {number} is not valid JSON ({error.msg})") from None
-        except NotFiniteError as error:
+        except (NotFiniteError, TooDeepError) as error:
             raise RecordError(f"line {number} is not valid JSON: {error}") from None
     return parsed
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -19,10 +20,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rules.errors import RecordError
+from rules.game_setup import setup_catalog, starting_candidates
 from rules.narrative import tell_event, tell_reason
 from rules.record import replay_lines
 from rules.timeline import Timeline, load_timeline
-from server.dashboard import dashboard_state
+from server.dashboard import dashboard_state, pile_tile
 from server.host_audio import HOST_SOUND_OFF, HostPlayer, probe_host_audio
 from server.schemas import ClockIn, CorrectionIn, EventIn, NewGame
 from server.security import WriteGuard, allowed_hosts
@@ -204,6 +206,22 @@ def _add_api(app: FastAPI, session: Session, soundtrack: Soundtrack) -> None:
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
+
+    @app.get("/api/starting-temple")
+    def starting_temple_draw(modules: str = "") -> dict[str, Any]:
+        """Draw the two chambers laid beside the start at set-up (page 5), and list every
+        chamber that may be drawn, so the set-up page can show the table's own draw."""
+        chosen = [m for m in modules.split(",") if m]
+        try:
+            catalog = setup_catalog(chosen)
+        except RecordError as error:
+            raise HTTPException(422, str(error)) from None
+        candidates = starting_candidates(catalog)
+        return {
+            "start": pile_tile(catalog["start"]),
+            "candidates": [pile_tile(catalog[tile_id]) for tile_id in candidates],
+            "drawn": random.sample(candidates, 2),
+        }
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:

@@ -145,7 +145,7 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
         "before_escape": before_escape,
         "must_run_back": must_run,
         "temple": temple,
-        "draw_pile": [_pile_tile(tile) for tile in game.unplaced_tiles()],
+        "draw_pile": [pile_tile(tile) for tile in game.unplaced_tiles()],
     }
 
 
@@ -159,7 +159,7 @@ def _timed(action: dict[str, Any], before_escape: bool) -> dict[str, Any]:
     return action
 
 
-def _pile_tile(tile: TileDef) -> dict[str, Any]:
+def pile_tile(tile: TileDef) -> dict[str, Any]:
     """A tile of the draw pile as the discover picker draws it: its doors in its own frame
     (stairway S), entry icons and gem icons, beside its name and id."""
     return {

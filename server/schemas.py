@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from rules.game_setup import setup_catalog, starting_temple
 from rules.vocabulary import PLAYER_ID_PATTERN
 
 
@@ -20,6 +21,12 @@ class NewGame(BaseModel):
     track_dice: bool = Field(False, description="true when a camera reports every roll")
     audio: Literal["auto", "host", "browser", "off"] = "auto"
     temple: list[dict[str, Any]] | None = Field(None, max_length=60)
+    starting_chambers: list[str] | None = Field(
+        None,
+        min_length=2,
+        max_length=2,
+        description="the two chambers drawn at set-up (page 5), laid left and right of the start",
+    )
 
     @field_validator("players")
     @classmethod
@@ -44,6 +51,9 @@ class NewGame(BaseModel):
         }
         if self.temple is not None:
             line["temple"] = self.temple
+        elif self.starting_chambers is not None:
+            drawn = (self.starting_chambers[0], self.starting_chambers[1])
+            line["temple"] = starting_temple(setup_catalog(self.modules), drawn)
         return line
 
 

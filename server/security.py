@@ -15,7 +15,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rules.finite import NotFiniteError, loads_finite
+from rules.finite import NotFiniteError, TooDeepError, loads_finite
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 MAX_BODY_BYTES = 64 * 1024
@@ -134,7 +134,7 @@ def _body_problem(body: bytes, headers: Headers) -> tuple[int, str] | None:
         return 415, "send the request body as JSON (Content-Type: application/json)"
     try:
         loads_finite(body)
-    except NotFiniteError as error:
+    except (NotFiniteError, TooDeepError) as error:
         return 422, f"the request body is not valid JSON: {error}"
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None  # the route's own validation answers with the place of the error

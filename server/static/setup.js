@@ -2,9 +2,11 @@
 //
 // Test ids: player-toggle-<colour> (aria-pressed), difficulty-<level>, audio-<mode>,
 // module-basic, track-dice, start-game, setup-error, setup-summary, running-game, games-link,
-// demo-row, demo-game (shown while the demo recording plays).
+// demo-row, demo-game (shown while the demo recording plays), starting-temple, start-layout,
+// start-tile-<W|E> and start-choice-<W|E> (the two drawn chambers and their pickers), redraw.
 
 import { api, el, fill, PLAYER_COLOURS, playerStyle, shapeIcon } from "./common.js";
+import { pileTileNode } from "./tile-art.js";
 
 const form = document.getElementById("setup");
 const togglesBox = document.getElementById("player-toggles");
@@ -82,6 +84,7 @@ async function startGame(event) {
     players,
     difficulty: selected("difficulty"),
     modules: [],
+    starting_chambers: startingChambers(),
     track_dice: document.getElementById("track-dice").checked,
     audio: selected("audio"),
   };
@@ -122,6 +125,60 @@ async function loadServerState() {
     document.getElementById("game-link").hidden = false;
   }
 }
+
+// ----- the starting temple (page 5): the start and two drawn chambers, stairs towards it -----
+
+let startingDraw = null; // {start, candidates, drawn: [west id, east id]}
+
+function startingChambers() {
+  return startingDraw ? [...startingDraw.drawn] : null;
+}
+
+async function drawStartingTemple() {
+  const result = await api("/api/starting-temple");
+  if (!result.ok) return; // the game then starts from the starting chamber alone
+  startingDraw = result.data;
+  renderStartingTemple();
+}
+
+function renderStartingTemple() {
+  const byId = new Map(startingDraw.candidates.map((tile) => [tile.id, tile]));
+  const size = window.innerWidth <= 600 ? "96px" : "140px";
+  const chamberColumn = (index, side) => {
+    const tile = byId.get(startingDraw.drawn[index]);
+    const stairs = side === "W" ? "E" : "W"; // the stairway touches the starting chamber
+    const choice = el(
+      "select",
+      {
+        class: "start-choice",
+        "aria-label": `chamber to the ${side === "W" ? "west" : "east"} of the start`,
+        dataset: { testid: `start-choice-${side}` },
+        onchange: (event) => {
+          // The tile lying on the other side? Then the two swap places.
+          if (startingDraw.drawn[1 - index] === event.target.value) startingDraw.drawn[1 - index] = tile.id;
+          startingDraw.drawn[index] = event.target.value;
+          renderStartingTemple();
+        },
+      },
+      startingDraw.candidates.map((candidate) => el("option", { value: candidate.id, text: candidate.name, selected: candidate.id === tile.id })),
+    );
+    return el(
+      "div",
+      { class: "start-slot", dataset: { testid: `start-tile-${side}`, tile: tile.id }, title: tile.name },
+      pileTileNode(tile, stairs, size),
+      choice,
+    );
+  };
+  fill(
+    document.getElementById("start-layout"),
+    chamberColumn(0, "W"),
+    el("div", { class: "start-slot", title: startingDraw.start.name }, pileTileNode(startingDraw.start, "S", size), el("span", { class: "muted", text: "start" })),
+    chamberColumn(1, "E"),
+  );
+}
+
+document.getElementById("redraw").addEventListener("click", drawStartingTemple);
+drawStartingTemple();
 
 buildToggles();
 form.addEventListener("submit", startGame);

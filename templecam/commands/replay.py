@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rules.errors import RecordError
 from rules.narrative import describe_event, describe_state
-from rules.record import Replay, replay_lines
+from rules.record import Replay, record_lines, replay_lines
 from templecam.errors import UserError
 
 
@@ -41,7 +41,7 @@ def load_replay(path: Path) -> Replay:
     except OSError as error:
         raise UserError(f"{path}: cannot read it ({error.strerror})") from None
     try:
-        return replay_lines(text.splitlines())
+        return replay_lines(record_lines(text))
     except RecordError as error:
         raise UserError(f"{path}: {error}") from None
 

@@ -56,14 +56,17 @@ def test_activation_options_show_partners_and_blocks():
     for pid in ("red", "blue"):
         t.roll(pid, A, K, K, K, K).ok(type="enter", player=pid, cell=[1, 0])
     options = [a for a in open_actions(t.game, "red") if a.action == "activate"]
-    assert [a.event["gems"] for a in options] == [1, 2, 3]
+    assert [a.event["gems"] for a in options] == [1, 1, 2, 3]
     assert options[0].event["players"] == ["red"]
-    assert options[1].event["players"] == ["red", "blue"]
-    assert options[1].missing == {K: 1}  # 3 + 3 keys showing, 7 needed
+    assert options[1].event["players"] == ["red", "blue"]  # 1 gem together (page 8)
+    assert options[2].event["players"] == ["red", "blue"]
+    assert options[2].missing == {K: 1}  # 3 + 3 keys showing, 7 needed
     assert options[0].possible is False and options[0].missing == {K: 1}
+    assert options[1].possible is True  # red's 3 keys and blue's 3 pay the 4 together
     alone = Table(temple=TEMPLE).roll("red", A, K, K, K, K)
     alone.ok(type="enter", player="red", cell=[1, 0])
     two = [a for a in open_actions(alone.game, "red") if a.action == "activate"][1]
+    assert two.event["gems"] == 2
     assert two.blocked == "needs a second player in this chamber"
 
 

@@ -60,6 +60,10 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     page.get_by_test_id("player-toggle-blue").click()
     expect(page.get_by_test_id("player-toggle-red")).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_test_id("track-dice")).not_to_be_checked()
+    # The starting temple (page 5): the table drew the one-gem key chamber (east) and chamber 2.
+    page.get_by_test_id("start-choice-E").select_option("gem1-key-1")
+    page.get_by_test_id("start-choice-W").select_option("chamber-2")
+    expect(page.get_by_test_id("start-tile-E")).to_have_attribute("data-tile", "gem1-key-1")
     screenshot(page, "setup.png")
     page.get_by_test_id("start-game").click()
     expect(page).to_have_url(re.compile(r"/game$"))
@@ -83,10 +87,7 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     expect(label).to_have_text("Paused")
     expect(page.get_by_test_id("clock-resume")).to_be_visible()
 
-    # Red discovers the one-gem key chamber to the east, enters it and activates its gem.
-    page.get_by_test_id("action-red-discover-1_0").click()
-    expect(page.get_by_test_id("tile-picker")).to_be_visible()
-    page.get_by_test_id("pick-tile-gem1-key-1").click()
+    # Red enters the one-gem key chamber east of the start and activates its gem.
     expect(page.get_by_test_id("tile-1_0")).to_contain_text("One-gem chamber")
     title = re.compile(r"^Chamber with one gem \(keys\) 1 ")
     expect(page.get_by_test_id("tile-1_0")).to_have_attribute("title", title)
@@ -98,10 +99,11 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     expect(depot).to_have_text("6")
     expect(keys).to_have_text("7")
 
-    # Blue discovers a chamber to the west (taken back by undo below) and stays in the start.
-    page.get_by_test_id("action-blue-discover--1_0").click()
+    # Blue discovers a chamber to the north (taken back by undo below) and stays in the start.
+    page.get_by_test_id("action-blue-discover-0_1").click()
+    expect(page.get_by_test_id("tile-picker")).to_be_visible()
     page.get_by_test_id("pick-tile-chamber-1").click()
-    expect(page.get_by_test_id("tile--1_0")).to_have_attribute("title", re.compile("^Chamber 1 "))
+    expect(page.get_by_test_id("tile-0_1")).to_have_attribute("title", re.compile("^Chamber 1 "))
 
     # A rejected event, entered as JSON: its reason is shown loudly.
     page.get_by_test_id("advanced").locator("summary").click()
@@ -132,9 +134,9 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
 
     # Undo takes back the last player event: blue's discovery disappears, red's stays.
     page.get_by_test_id("undo").click()
-    expect(page.get_by_test_id("tile--1_0")).to_have_count(0)
+    expect(page.get_by_test_id("tile-0_1")).to_have_count(0)
     expect(page.get_by_test_id("tile-1_0")).to_be_visible()
-    assert _temple_tiles(live_server) == {"start", "gem1-key-1"}
+    assert _temple_tiles(live_server) == {"start", "gem1-key-1", "chamber-2"}
 
 
 def test_past_games_lists_a_game_and_shows_its_replay(page: Page, live_server: Any) -> None:
