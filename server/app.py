@@ -24,6 +24,7 @@ from rules.game_setup import setup_catalog, starting_candidates
 from rules.narrative import tell_event, tell_reason
 from rules.record import replay_lines
 from rules.timeline import Timeline, load_timeline
+from server.camera_api import camera_router
 from server.dashboard import dashboard_state, pile_tile
 from server.host_audio import HOST_SOUND_OFF, HostPlayer, probe_host_audio
 from server.schemas import ClockIn, CorrectionIn, EventIn, NewGame
@@ -153,6 +154,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     _add_api(app, session, soundtrack)
     app.include_router(video_router(session, vision))
     app.include_router(table_router(session, vision, settings.data_dir))
+    app.include_router(camera_router(vision, settings.data_dir))
     app.state.vision = vision
     return app
 

@@ -83,6 +83,7 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
         """Find the board in the newest frame, calibrate, save and use the calibration."""
         from calibration.calibrate import calibrate, detect_board
         from calibration.table import FILE_NAME, CalibrationError
+        from calibration.view_check import check_view
         from calibration.zones import layout, outside_view
 
         image = frame()
@@ -95,13 +96,17 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
             calibration = layout(result.calibration, body.players, body.seats)
         except CalibrationError as error:
             raise HTTPException(422, str(error)) from None
+        assert service is not None  # frame() answered 409 otherwise
+        camera = service.chosen_label()
+        calibration = calibration.model_copy(update={"camera": camera})
         path = data_dir / FILE_NAME
         try:
             calibration.save(path)
         except OSError as error:
             raise HTTPException(500, f"cannot write {path}: {error.strerror or error}") from None
-        assert service is not None  # frame() answered 409 otherwise
         service.use_calibration(calibration)
+        fps = service.grabber.state().fps if service.grabber is not None else None
+        view = check_view(image, calibration, fps, camera=camera)
         return {
             "saved": f"{FILE_NAME} in the data folder",  # never the absolute path
             "corners": result.corners,
@@ -111,6 +116,7 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
                 f"{name} reaches outside the camera's view" for name in outside_view(calibration)
             ],
             "calibration": _calibration_json(calibration),
+            "view": view.to_json(),
         }
 
     @router.get("/api/tiles")
@@ -187,6 +193,7 @@ def _calibration_json(calibration: Any) -> dict[str, Any]:
         "die_mm": calibration.die_mm,
         "created": calibration.created,
         "source": calibration.source,
+        "camera": calibration.camera,
         "zones": [{"player": z.player, "polygon_mm": z.polygon_mm} for z in calibration.zones],
         "depot_mm": calibration.depot_mm,
     }

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from calibration.table import FILE_NAME, CalibrationError, TableCalibration
+from server.camera_choice import ChosenSource, demo_choice
+from server.camera_preview import Preview
 from server.session import Session, SessionError
 
 log = logging.getLogger(__name__)
@@ -24,6 +26,12 @@ DRIFT_CHECK_SECONDS = 60.0
 """How often a live camera's view is compared with its calibration (a bumped camera)."""
 IDLE_FRAME_SECONDS = 0.2
 """Without a game (or a calibration) the raw video is still shown, at most this often."""
+SWITCH_SECONDS = 20.0
+"""A source chosen on the page must give a picture this soon (a stream's open times out in 10)."""
+
+
+class SwitchError(Exception):
+    """A chosen source gave no picture (or a switch is under way); nothing changed."""
 
 
 def demo_files() -> dict[str, Path]:
@@ -76,38 +84,180 @@ class VisionService:
         self.moved: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._model_notes: list[str] = []
+        self._switching = threading.Lock()
+        self.switching_to: str | None = None
+        self.last_switch: dict[str, Any] | None = None
+        self.chosen: ChosenSource | None = None
+        self.origin: str | None = None
+        self.preview = Preview()
 
     # ----- starting and stopping ------------------------------------------------------------
 
     def start(self) -> None:
-        """Open the camera (or the demo), the model and the calibration; start the thread."""
+        """Open the camera (or the demo), the model and the calibration; start the thread.
+
+        The camera is `--camera` when given, else the one chosen on the set-up page last time,
+        else the first webcam, else the demo recording. One that does not open is a message,
+        and the game carries on in manual mode (or with the next choice).
+        """
+        from server.camera_choice import PickError, cli_choice, remembered, resolve_pick
         from vision.source_base import SourceError
-        from vision.source_grabber import Grabber
-        from vision.sources import default_source, open_source
+        from vision.sources import DEMO_NOTE, default_source
+        from vision.webcams import list_webcams
 
         demo = demo_files()
+        self._load_model()
+        self._load_tiles()
+        earlier: list[str] = []
+        if not self.settings.camera:
+            pick = remembered(self.data_dir)
+            if pick is not None:
+                try:
+                    chosen = resolve_pick(pick, self.data_dir, list_webcams, demo["video"])
+                    self._install(chosen, self._open(chosen), "remembered")
+                    return
+                except (PickError, SourceError) as error:
+                    earlier.append(
+                        f"the camera chosen last time ({pick.kind} {pick.value or ''}) did not "
+                        f"open: {self._plain(str(error))}. Choose another on the set-up page"
+                    )
+                    self._problem(earlier[-1])
         choice = default_source(self.settings.camera, demo["video"])
+        if choice.demo:
+            chosen = demo_choice(demo["video"])
+            origin = "default"
+        else:
+            chosen = cli_choice(choice.spec, self.data_dir)
+            origin = "--camera" if self.settings.camera else "default"
         try:
-            source = open_source(choice.spec, check=not choice.demo or demo["video"].is_file())
+            grabber = self._open(chosen)
         except SourceError as error:
             self._problem(f"camera: {error}; the game carries on in manual mode")
             return
-        self.mode, self.note = ("demo", choice.note) if choice.demo else ("camera", None)
+        self._install(chosen, grabber, origin)
+        self.problems += earlier
         if choice.demo:
-            self.session.notify(choice.note or "playing the demo recording")
-            self._load_demo(demo)
+            self.note = DEMO_NOTE
+            self.session.notify(DEMO_NOTE)
+
+    def _open(self, chosen: ChosenSource) -> Any:
+        """Open `chosen` once to check it, then start grabbing from it."""
+        from vision.source_grabber import Grabber
+        from vision.sources import open_source
+
+        check = not chosen.demo or Path(chosen.spec).is_file()
+        return Grabber(open_source(chosen.spec, check=check), loop=chosen.demo).start()
+
+    def _install(self, chosen: ChosenSource, grabber: Any, origin: str) -> None:
+        """Make `grabber` the camera: the loop restarts on it, with the calibration for it."""
+        old_grabber = self._grabber
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10.0)
+        self._stop = threading.Event()
+        self.chosen, self.origin, self._grabber = chosen, origin, grabber
+        self.mode = "demo" if chosen.demo else "camera"
+        self.note = (
+            "Playing the demo recording, as chosen on the set-up page." if chosen.demo else None
+        )
+        self.calibration, self.demo_setup = None, None
+        self._loop, self._game_id, self.moved = None, None, None
+        self._last_source_t, self._last_drift_check = None, -DRIFT_CHECK_SECONDS
+        self.problems = list(self._model_notes)
+        if chosen.demo:
+            self._load_demo(demo_files())
         else:
             self._load_calibration()
-        self._load_model()
-        self._load_tiles()
-        self._grabber = Grabber(source, loop=choice.demo).start()
-        self._thread = threading.Thread(target=self._run, name="templecam-vision", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(grabber, self._stop), name="templecam-vision", daemon=True
+        )
         self._thread.start()
-        log.info("vision: %s (%s)", source.description, self.mode)
+        if old_grabber is not None and old_grabber is not grabber:
+            old_grabber.stop(timeout=0.5)
+        log.info("vision: %s (%s, %s)", chosen.label, self.mode, origin)
+
+    def switch(self, chosen: ChosenSource, timeout: float = SWITCH_SECONDS) -> str:
+        """Make `chosen` the camera once it gives a picture; return what the page says.
+
+        The game and the current camera (or manual mode) carry on meanwhile; a source that
+        gives no picture raises SwitchError saying why, and nothing changes.
+        """
+        from vision.source_base import SourceError
+
+        if not self._switching.acquire(blocking=False):
+            raise SwitchError(f"already switching to {self.switching_to}: wait a moment")
+        try:
+            self.switching_to = chosen.label
+            current = self._grabber.state().status if self._grabber is not None else None
+            if self.chosen is not None and self.chosen.spec == chosen.spec and current == "live":
+                return f"{chosen.label} is already in use"
+            try:
+                taken = self.preview.take(chosen)
+                if taken is None and self.preview.chosen is not None:
+                    self.preview.close()  # a webcam is not opened twice
+                grabber = taken or self._trial(chosen, timeout)
+            except SourceError as error:
+                still = "manual mode" if self._grabber is None else self.chosen_label()
+                message = (
+                    f"{chosen.label} did not work: {self._plain(str(error))}. "
+                    f"Nothing changed: {still} carries on"
+                )
+                self.last_switch = {"ok": False, "message": message, "at": time.time()}
+                raise SwitchError(message) from None
+            self._install(chosen, grabber, "set-up page")
+            message = f"Camera: now using {chosen.label}"
+            self.last_switch = {"ok": True, "message": message, "at": time.time()}
+            self.session.notify(message)
+            return message
+        finally:
+            self.switching_to = None
+            self._switching.release()
+
+    def _trial(self, chosen: ChosenSource, timeout: float) -> Any:
+        """Start a grabber on `chosen` and wait for its first frame; raise SourceError if none."""
+        from vision.source_base import SourceError
+        from vision.source_grabber import Grabber
+        from vision.sources import open_source
+
+        grabber = Grabber(open_source(chosen.spec, check=False), loop=chosen.demo).start()
+        deadline = time.monotonic() + timeout
+        while True:
+            if grabber.latest(timeout=0.2) is not None:
+                return grabber
+            state = grabber.state()
+            if state.status in ("reconnecting", "failed", "ended") or time.monotonic() > deadline:
+                grabber.stop(timeout=0.5)
+                raise SourceError(state.last_error or f"no picture came in {timeout:.0f} s")
+
+    @property
+    def grabber(self) -> Any:
+        """The grabber of the camera in use (None in manual mode)."""
+        return self._grabber
+
+    def saved_calibration(self) -> TableCalibration | None:
+        """The calibration in use, else the saved one even if it does not fit this camera."""
+        if self.calibration is not None or self.mode == "demo":
+            return self.calibration
+        try:
+            return TableCalibration.load(self.settings.calibration or self.data_dir / FILE_NAME)
+        except CalibrationError:
+            return None
+
+    def chosen_label(self) -> str:
+        """Name the camera in use for people (never a folder of this computer)."""
+        return self.chosen.label if self.chosen is not None else "no camera"
+
+    def _plain(self, message: str) -> str:
+        """Say a message without the data folder's place on this computer."""
+        for folder in {str(self.data_dir.resolve()), str(self.data_dir)}:
+            message = message.replace(folder + "/", "").replace(folder, "the data folder")
+        return message
 
     def stop(self) -> None:
-        """Stop the thread and release the camera."""
+        """Stop the thread, the preview and release the camera."""
         self._stop.set()
+        self.preview.shutdown()
         if self._thread is not None:
             self._thread.join(5.0)
         if self._grabber is not None:
@@ -133,6 +283,13 @@ class VisionService:
             self.calibration = TableCalibration.load(path)
         except CalibrationError as error:
             self._problem(f"{error}. The video is shown; events need a calibration")
+            return
+        made_for, label = self.calibration.camera, self.chosen_label()
+        if made_for and made_for != label:
+            self._problem(
+                f"the calibration was made for another camera ({made_for}), not {label}: "
+                "calibrate again for this camera (Calibrate the table on the set-up page)"
+            )
 
     def _load_model(self) -> None:
         from vision.detector import ModelError
@@ -141,6 +298,7 @@ class VisionService:
         try:
             self._detector, note = live_detector(self.settings.model)
             if note:
+                self._model_notes = [note]
                 self.problems.append(note)
         except ModelError as error:
             self._problem(f"detector: {error}. The video is shown; enter events by hand")
@@ -159,11 +317,11 @@ class VisionService:
 
     # ----- the loop -------------------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _run(self, grabber: Any, stop: threading.Event) -> None:
         from vision.live_loop import LiveLoop
 
-        loop = LiveLoop(self._grabber, self._frame, on_error=self._failed, wait_when_finished=True)
-        loop.run(self._stop)
+        loop = LiveLoop(grabber, self._frame, on_error=self._failed, wait_when_finished=True)
+        loop.run(stop)
 
     def _failed(self, frame: Any, error: Exception) -> None:
         """A bad frame never stops the game being watched: it is counted on the dashboard."""
@@ -311,14 +469,24 @@ class VisionService:
         """Return the camera's and the pipeline's state for the dashboard."""
         loop = self._loop
         maker = loop.pipeline.maker if loop is not None else None
+        camera = self._grabber.state().to_json() if self._grabber is not None else None
+        if camera is not None and self.chosen is not None:
+            camera["source"] = self.chosen.label
+            if camera["last_error"]:
+                camera["last_error"] = self._plain(camera["last_error"])
         return {
             "mode": self.mode,
             "note": self.note,
+            "source": self.chosen.to_json() if self.chosen is not None else None,
+            "origin": self.origin,
+            "cli_camera": bool(self.settings.camera),
+            "switching_to": self.switching_to,
+            "last_switch": self.last_switch,
             "problems": self.problems[-5:],
             "calibrated": self.calibration is not None,
             "camera_moved": self.moved,
             "model": str(self._detector.model_path.name) if self._detector is not None else None,
-            "camera": self._grabber.state().to_json() if self._grabber is not None else None,
+            "camera": camera,
             "pipeline": loop.stats.to_json() if loop is not None else None,
             "waiting": sorted(maker.waiting.values()) if maker is not None else [],
             "demo_game": self.demo_setup is not None,

@@ -49,8 +49,8 @@ STREAM_SCHEMES = ("rtsp", "rtsps", "rtmp", "http", "https", "udp", "tcp", "srt")
 """URL schemes opened as network streams (through OpenCV's FFmpeg backend)."""
 
 DEMO_NOTE = (
-    "No camera found: playing the demo recording. Plug a webcam in and start templecam again, "
-    "or choose a camera with `templecam serve --camera SOURCE`."
+    "No camera found: playing the demo recording. Plug a webcam in and choose it on the set-up "
+    "page (Camera), or start with `templecam serve --camera SOURCE`."
 )
 """What the dashboard shows when `default_source` falls back to the demo recording."""
 
