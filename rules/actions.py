@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState, describe_icons
+from rules.modules import CLAIM_COST, CURSE_CARDS, TREASURES
 from rules.odds import as_need, roll_odds
 from rules.vocabulary import GOLDEN_MASK, KEY, opposite, plural
 
@@ -98,6 +99,7 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     assert chamber is not None
     found: list[OpenAction] = []
     pile_left = game.draw_pile_size() > 0
+    trapped = "cursed (Trap): no entering or discovering" if "trap" in player.curses else None
     for side, cell in game.temple.passages(here):
         target = game.temple.at(cell)
         if target is None:
@@ -109,7 +111,7 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
                     "discover",
                     f"discover a chamber to the {side}",
                     {"type": "discover", "player": player_id, "cell": list(cell)},
-                    None if pile_left else "no tiles left in the draw pile",
+                    trapped or (None if pile_left else "no tiles left in the draw pile"),
                 )
             )
         elif opposite(side) in target.open_sides:
@@ -121,6 +123,23 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
                     "enter",
                     f"enter {target.tile.name} ({side})",
                     {"type": "enter", "player": player_id, "cell": list(cell)},
+                    trapped,
+                )
+            )
+    for a, b in game.secret_passages:
+        if here in (a, b):
+            other = b if here == a else a
+            target = game.temple.at(other)
+            assert target is not None
+            found.append(
+                _priced(
+                    game,
+                    [player],
+                    Counter(target.tile.enter),
+                    "enter",
+                    f"enter {target.tile.name} (secret passage)",
+                    {"type": "enter", "player": player_id, "cell": list(other)},
+                    trapped,
                 )
             )
     found.extend(_activations(game, player))
@@ -136,6 +155,70 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
             )
         )
     found.extend(_unlocks(game, player))
+    found.extend(_module_actions(game, player))
+    return found
+
+
+def _module_actions(game: Game, player: PlayerState) -> list[OpenAction]:
+    """Curses to draw and lift, a die to lose, treasures to claim and use (modules 1 and 2);
+    a `curse` or `claim` event still needs the card or tile drawn (`card`, `treasure`)."""
+    pid = player.player_id
+    found: list[OpenAction] = []
+    if player.curses_to_draw:
+        found.append(OpenAction("curse", "draw a curse card", {"type": "curse", "player": pid}))
+    for card_id in player.curses:
+        card = CURSE_CARDS[card_id]
+        found.append(
+            _priced(
+                game,
+                [player],
+                card.lift_need,
+                "lift",
+                f"lift the curse {card.name} (by yourself)",
+                {"type": "lift", "player": pid, "card": card_id},
+            )
+        )
+        if card_id == "lost_dice" and player.dice:
+            found.append(
+                OpenAction(
+                    "lose_die", "a die fell off the table", {"type": "lose_die", "player": pid}
+                )
+            )
+    if player.cell in game.treasure_cells:
+        found.append(
+            _priced(
+                game,
+                [player],
+                CLAIM_COST,
+                "claim",
+                "claim the treasure (2 keys)",
+                {"type": "claim", "player": pid},
+            )
+        )
+    for treasure_id in dict.fromkeys(player.treasures):
+        tile = TREASURES[treasure_id]
+        if tile.icons or treasure_id == "secret_passage":
+            continue  # spent with an action, or placed between two chambers (Advanced)
+        if treasure_id == "teleport":
+            cells = {p.cell for p in game.players.values() if p.inside and p.cell != player.cell}
+            for cell in sorted(c for c in cells if c is not None):
+                found.append(
+                    OpenAction(
+                        "use",
+                        f"teleport to {game.temple.at(cell).tile.name}",  # type: ignore[union-attr]
+                        {"type": "use", "player": pid, "treasure": treasure_id, "cell": list(cell)},
+                    )
+                )
+            continue
+        blocked = "the depot is empty" if treasure_id == "extra_gem" and not game.depot else None
+        found.append(
+            OpenAction(
+                "use",
+                f"use the {tile.name}",
+                {"type": "use", "player": pid, "treasure": treasure_id},
+                blocked=blocked,
+            )
+        )
     return found
 
 

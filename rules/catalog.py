@@ -38,6 +38,10 @@ class TileDef:
     doors: frozenset[str]
     enter: tuple[str, ...]
     gems: GemSpec | None = None
+    curse: bool = False
+    """A purple mask (module 1): discovering the chamber draws a curse card."""
+    treasure: bool = False
+    """A treasure icon (module 2): discovering the chamber lays a treasure tile on it."""
 
     @property
     def own_open_sides(self) -> frozenset[str]:
@@ -58,6 +62,10 @@ class TileDef:
                 "icon": self.gems.icon,
                 "costs": list(self.gems.costs),
             }
+        if self.curse:
+            data["curse"] = True
+        if self.treasure:
+            data["treasure"] = True
         return data
 
 
@@ -84,7 +92,13 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
             f"{where}: 'enter' must be a list of icons from {', '.join(PAYING_FACES)}"
         )
     gems = _parse_gems(where, data["gems"]) if data.get("gems") is not None else None
-    return TileDef(tile_id, name, kind, frozenset(doors), tuple(enter), gems)
+    marks = {mark: data.get(mark, False) for mark in ("curse", "treasure")}
+    for mark, value in marks.items():
+        if not isinstance(value, bool):
+            raise RecordError(f"{where}: '{mark}' must be true or false")
+    return TileDef(
+        tile_id, name, kind, frozenset(doors), tuple(enter), gems, marks["curse"], marks["treasure"]
+    )
 
 
 def _parse_gems(where: str, data: Any) -> GemSpec:

@@ -13,6 +13,7 @@ from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.finite import TooDeepError, non_finite_path, not_finite_message, without_nulls
 from rules.game_setup import SPARE_GEMS, Setup, parse_cell, parse_setup
+from rules.modules import CLAIM_COST, CURSE_CARDS, TREASURES
 from rules.temple import PlacedTile, Temple
 from rules.vocabulary import (
     ADVENTURER,
@@ -60,6 +61,12 @@ class PlayerState:
     rolled: bool = False
     escaped: bool = False
     gave_die: bool = False
+    curses: list[str] = field(default_factory=list)
+    """Curse cards lying in front of the player (module 1), in the order drawn."""
+    curses_to_draw: int = 0
+    """Curse cards the player must still draw for purple masks discovered (module 1)."""
+    treasures: list[str] = field(default_factory=list)
+    """Treasure tiles the player holds, unused (module 2); an extra gem stays for good."""
 
     @property
     def inside(self) -> bool:
@@ -71,14 +78,21 @@ class PlayerState:
         """Dice the player may roll (every die not locked by a black mask)."""
         return self.dice - self.locked
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the player as `replay --json` shows them."""
-        return {
+    def to_json(self, modules: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Return the player as `replay --json` shows them (with the modules' fields only
+        when the game plays those modules)."""
+        data: dict[str, Any] = {
             "cell": None if self.cell is None else list(self.cell),
             "escaped": self.escaped,
             "dice": self.dice,
             "locked": self.locked,
         }
+        if "curses" in modules:
+            data["curses"] = list(self.curses)
+            data["curses_to_draw"] = self.curses_to_draw
+        if "treasures" in modules:
+            data["treasures"] = list(self.treasures)
+        return data
 
 
 class JudgedLine(NamedTuple):
@@ -129,7 +143,18 @@ class Game:
         "undo",
         "correct",
     )
-    """Every event type the engine knows; each is handled by the method `_<type>`."""
+    """The basic game's event types; each is handled by the method `_<type>`."""
+    MODULE_EVENT_TYPES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "curses": ("curse", "lift", "lose_die"),
+        "treasures": ("claim", "use"),
+    }
+    """Event types a module adds, known only in games that play it."""
+
+    @property
+    def event_types(self) -> tuple[str, ...]:
+        """Every event type this game knows: the basic game's and those of its modules."""
+        extra = [t for m in self.setup.modules for t in self.MODULE_EVENT_TYPES.get(m, ())]
+        return self.EVENT_TYPES + tuple(extra)
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
@@ -157,6 +182,12 @@ class Game:
         """Each undo line judged so far -> the line it took back, bound once for good: a
         correction or a replay re-judges the undo against that line, never a later "last"."""
         self._line_now = 2
+        self.treasure_cells: list[Cell] = []
+        """Chambers holding a face-down treasure tile not yet claimed (module 2)."""
+        self.extra_gems = 0
+        """Gems lying activated on Extra gem treasure tiles (module 2)."""
+        self.secret_passages: list[tuple[Cell, Cell]] = []
+        """Chambers joined by a secret passage (module 2), usable by everyone."""
 
     @classmethod
     def from_setup_line(cls, line: Any) -> Game:
@@ -210,9 +241,32 @@ class Game:
             "keys_to_escape": self.keys_to_escape,
             "turns_of_fate_left": self.turns_of_fate_left,
             "outcome": self.outcome,
-            "players": {pid: p.to_json() for pid, p in self.players.items()},
+            "players": {pid: p.to_json(self.setup.modules) for pid, p in self.players.items()},
             "temple": [placed.to_json() for placed in self.temple],
+            **self._modules_json(),
         }
+
+    def _modules_json(self) -> dict[str, Any]:
+        """The modules' part of the state (nothing for the basic game)."""
+        if "treasures" not in self.setup.modules:
+            return {}
+        return {
+            "treasure_cells": [list(cell) for cell in self.treasure_cells],
+            "secret_passages": [[list(a), list(b)] for a, b in self.secret_passages],
+            "extra_gems": self.extra_gems,
+        }
+
+    def connected(self, a: Cell, b: Cell) -> bool:
+        """Tell whether one may walk from `a` to `b`: open doors, or a secret passage."""
+        return (
+            self.temple.connected(a, b)
+            or (a, b) in self.secret_passages
+            or (
+                b,
+                a,
+            )
+            in self.secret_passages
+        )
 
     @property
     def next_line(self) -> int:
@@ -293,8 +347,8 @@ class Game:
         kind = event.get("type")
         if kind == "setup":
             raise Rejection("the setup may only be the first line of a game record")
-        if not isinstance(kind, str) or kind not in self.EVENT_TYPES:
-            known = ", ".join(self.EVENT_TYPES)
+        if not isinstance(kind, str) or kind not in self.event_types:
+            known = ", ".join(self.event_types)
             raise Rejection(f"unknown event type {kind!r} (known: {known})")
         clock = event.get("t")
         if clock is not None and (
@@ -385,6 +439,72 @@ class Game:
                 remaining.subtract(used)
         return plan
 
+    def _charge(
+        self,
+        event: Mapping[str, Any],
+        payers: list[PlayerState],
+        need: Counter[str],
+        purpose: str,
+    ) -> tuple[list[tuple[PlayerState, Counter[str]]], list[tuple[PlayerState, str]]]:
+        """Work out a payment in dice and in treasures (module 2: `treasures` lists double keys
+        and double torches the payers spend with the action, each serving as two icons)."""
+        spends = self._treasure_spends(event, payers, need)
+        bonus: Counter[str] = Counter()
+        for _, treasure_id in spends:
+            bonus.update(TREASURES[treasure_id].icons)
+        return self._payment(payers, +(need - bonus), purpose), spends
+
+    def _treasure_spends(
+        self, event: Mapping[str, Any], payers: list[PlayerState], need: Counter[str]
+    ) -> list[tuple[PlayerState, str]]:
+        listed = event.get("treasures", [])
+        if not listed:
+            return []
+        self._module("treasures", event)
+        if not isinstance(listed, list) or any(not isinstance(t, str) for t in listed):
+            raise Rejection("'treasures' must list treasure ids, e.g. [\"double_key\"]")
+        spends: list[tuple[PlayerState, str]] = []
+        held = {p.player_id: Counter(p.treasures) for p in payers}
+        for treasure_id in listed:
+            tile = TREASURES.get(treasure_id)
+            if tile is None or not tile.icons:
+                raise Rejection(
+                    f"{treasure_id!r} is not a treasure that serves as icons "
+                    "(double_key, double_torch)"
+                )
+            owner = next((p for p in payers if held[p.player_id][treasure_id] > 0), None)
+            if owner is None:
+                names = " and ".join(p.player_id for p in payers)
+                raise Rejection(f"{names} {'holds' if len(payers) == 1 else 'hold'} no {tile.name}")
+            if not any(icon in need for icon in tile.icons):
+                raise Rejection(f"the {tile.name} serves as {tile.icons[0]}s: none are needed here")
+            held[owner.player_id][treasure_id] -= 1
+            spends.append((owner, treasure_id))
+        return spends
+
+    def _settle(
+        self,
+        plan: list[tuple[PlayerState, Counter[str]]],
+        spends: list[tuple[PlayerState, str]],
+    ) -> None:
+        """Pay what `_charge` worked out: the dice used and the treasures spent."""
+        self._pay(plan)
+        for owner, treasure_id in spends:
+            owner.treasures.remove(treasure_id)
+
+    def _module(self, module: str, event: Mapping[str, Any]) -> None:
+        if module not in self.setup.modules:
+            raise Rejection(
+                f"the {module} module is not in play: this game's setup names "
+                f"{', '.join(self.setup.modules) or 'no module'}"
+            )
+
+    def _not_trapped(self, player: PlayerState, doing: str) -> None:
+        if "trap" in player.curses:
+            raise Rejection(
+                f"{player.player_id} is cursed (Trap): he may not {doing} until the curse is lifted"
+            )
+
     @staticmethod
     def _shared(
         plan: list[tuple[PlayerState, Counter[str]]],
@@ -440,6 +560,7 @@ class Game:
 
     def _discover(self, event: Mapping[str, Any]) -> None:
         player = self._active_player(event)
+        self._not_trapped(player, "discover a chamber")
         cell = self._cell(event)
         tile_id = event.get("tile")
         if not isinstance(tile_id, str) or tile_id not in self.catalog:
@@ -474,12 +595,19 @@ class Game:
                 f"the stairway must face {player.player_id}'s chamber: stairs {opposite(door)}, "
                 f"not {stairs}"
             )
-        plan = self._payment([player], DIE_ICONS_TO_DISCOVER, "to discover a chamber")
+        plan, spends = self._charge(
+            event, [player], Counter(DIE_ICONS_TO_DISCOVER), "to discover a chamber"
+        )
         self.temple.place(tile, cell, stairs)
-        self._pay(plan)
+        self._settle(plan, spends)
+        if tile.curse and "curses" in self.setup.modules:
+            player.curses_to_draw += 1
+        if tile.treasure and "treasures" in self.setup.modules:
+            self.treasure_cells.append(cell)
 
     def _enter(self, event: Mapping[str, Any]) -> None:
         player = self._active_player(event)
+        self._not_trapped(player, "enter a chamber")
         cell = self._cell(event)
         here = player.cell
         assert here is not None
@@ -492,13 +620,15 @@ class Game:
             raise Rejection(
                 f"{target.tile.name} at {list(cell)} is not next to {player.player_id}'s chamber"
             )
-        if not self.temple.connected(here, cell):
+        if not self.connected(here, cell):
             raise Rejection(
                 f"a wall blocks the way from {list(here)} to {target.tile.name} at {list(cell)}"
             )
-        plan = self._payment([player], Counter(target.tile.enter), f"to enter {target.tile.name}")
+        plan, spends = self._charge(
+            event, [player], Counter(target.tile.enter), f"to enter {target.tile.name}"
+        )
         player.cell = cell
-        self._pay(plan)
+        self._settle(plan, spends)
 
     def _activate(self, event: Mapping[str, Any]) -> None:
         cell = self._cell(event)
@@ -529,16 +659,17 @@ class Game:
             raise Rejection(f"activating {gems} gems at once takes at least two players")
         if self.depot < gems:
             raise Rejection(f"the depot holds only {plural(self.depot, 'gem')}")
-        plan = self._payment(
+        plan, spends = self._charge(
+            event,
             payers,
             Counter({spec.icon: spec.cost(gems)}),
             f"to activate {plural(gems, 'gem')}",
         )
-        if gems >= 2 and self.setup.track_dice:
+        if gems >= 2 and self.setup.track_dice and not spends:
             plan = self._shared(plan, payers, spec.icon, gems)
         self.depot -= gems
         chamber.gems = gems
-        self._pay(plan)
+        self._settle(plan, spends)
 
     def _unlock(self, event: Mapping[str, Any]) -> None:
         player = self._active_player(event)
@@ -556,6 +687,10 @@ class Game:
                 f"{player.player_id} has {plural(player.locked, 'locked die')}, "
                 f"{count} cannot be freed"
             )
+        if count > 1 and "mask" in helper.curses:
+            raise Rejection(
+                f"{helper.player_id} is cursed (Mask): his golden mask frees only 1 black mask"
+            )
         plan = self._payment([helper], Counter({GOLDEN_MASK: 1}), "to break a curse")
         self._pay(plan)
         player.locked -= count
@@ -565,8 +700,10 @@ class Game:
         chamber = self.chamber_of(player)
         if chamber is None or chamber.tile.kind != "exit":
             raise Rejection(f"{player.player_id} is not in the exit chamber")
-        plan = self._payment([player], Counter({KEY: self.keys_to_escape}), "to escape")
-        self._pay(plan)
+        plan, spends = self._charge(
+            event, [player], Counter({KEY: self.keys_to_escape}), "to escape"
+        )
+        self._settle(plan, spends)
         player.escaped = True
         player.cell = None
         # Out of the temple, the player's dice are out of play: no curse and nothing showing.
@@ -604,6 +741,154 @@ class Game:
         self.turns_of_fate_used += 1
         for player in self.players.values():
             player.locked = 0
+
+    # ----- module 1: curses ---------------------------------------------------------------------
+
+    def _curse(self, event: Mapping[str, Any]) -> None:
+        """A curse card drawn for a purple mask the player discovered (page 10)."""
+        self._module("curses", event)
+        player = self._active_player(event)
+        card = self._curse_card(event)
+        if player.curses_to_draw < 1:
+            raise Rejection(
+                f"{player.player_id} has no curse card to draw: a card is drawn by the player "
+                "who discovers a chamber with a purple mask"
+            )
+        player.curses_to_draw -= 1
+        if card.card_id in player.curses:
+            return  # a second copy of a curse in front of him: discarded without effect
+        player.curses.append(card.card_id)
+        if card.card_id == "broken_die":
+            self._remove_die(player)
+
+    def _lift(self, event: Mapping[str, Any]) -> None:
+        """The cursed player rolls the card's icons by himself and lifts the curse (page 10)."""
+        self._module("curses", event)
+        player = self._active_player(event)
+        card = self._curse_card(event)
+        if card.card_id not in player.curses:
+            raise Rejection(f"{player.player_id} is not cursed with {card.name}")
+        plan, spends = self._charge(
+            event, [player], card.lift_need, f"to lift the curse {card.name} (by himself)"
+        )
+        self._settle(plan, spends)
+        player.curses.remove(card.card_id)
+        if card.card_id == "broken_die":
+            player.dice += 1  # the die on the card comes back, to be rolled
+
+    def _lose_die(self, event: Mapping[str, Any]) -> None:
+        """A die of a player cursed with Lost dice fell off the table: it is lost for good."""
+        self._module("curses", event)
+        player = self._active_player(event)
+        if "lost_dice" not in player.curses:
+            raise Rejection(
+                f"{player.player_id} is not cursed with Lost dice: a die that falls off the "
+                "table is simply picked up"
+            )
+        if player.dice < 1:
+            raise Rejection(f"{player.player_id} has no die left to lose")
+        self._remove_die(player)
+
+    def _curse_card(self, event: Mapping[str, Any]) -> Any:
+        card_id = event.get("card")
+        if card_id is None:
+            raise Rejection(f"the {event['type']} event needs a 'card' field")
+        if card_id not in CURSE_CARDS:
+            raise Rejection(f"unknown curse card {card_id!r} (cards: {', '.join(CURSE_CARDS)})")
+        return CURSE_CARDS[card_id]
+
+    @staticmethod
+    def _remove_die(player: PlayerState) -> None:
+        """Take one die away: one not showing anything where there is one, else a showing one
+        (the face the player shows most of), else a locked one."""
+        if player.dice < 1:
+            return
+        showing = sum(player.showing.values())
+        if player.free_dice - showing <= 0:
+            if showing:
+                face = max(player.showing, key=lambda f: (player.showing[f], f))
+                player.showing[face] -= 1
+                player.showing = +player.showing
+            elif player.locked:
+                player.locked -= 1
+        player.dice -= 1
+
+    # ----- module 2: treasures ------------------------------------------------------------------
+
+    def _claim(self, event: Mapping[str, Any]) -> None:
+        """An adventurer in the chamber rolls two keys and takes its treasure tile (page 10)."""
+        self._module("treasures", event)
+        player = self._active_player(event)
+        treasure = self._treasure_id(event)
+        cell = player.cell
+        assert cell is not None
+        if cell not in self.treasure_cells:
+            chamber = self.temple.at(cell)
+            name = chamber.tile.name if chamber else "his chamber"
+            raise Rejection(f"there is no treasure tile in {name}, where {player.player_id} is")
+        plan, spends = self._charge(event, [player], Counter(CLAIM_COST), "to claim a treasure")
+        self._settle(plan, spends)
+        self.treasure_cells.remove(cell)
+        player.treasures.append(treasure)
+
+    def _use(self, event: Mapping[str, Any]) -> None:
+        """A treasure used on its own (healing mask, secret passage, teleport, extra gem)."""
+        self._module("treasures", event)
+        player = self._active_player(event)
+        treasure = self._treasure_id(event)
+        tile = TREASURES[treasure]
+        if treasure not in player.treasures:
+            raise Rejection(f"{player.player_id} holds no {tile.name}")
+        if tile.icons:
+            raise Rejection(
+                f"the {tile.name} is spent with an action: list it in that action's 'treasures'"
+            )
+        if treasure == "healing_mask":
+            for other in self.players.values():
+                other.locked = 0
+        elif treasure == "secret_passage":
+            self._secret_passage(event)
+        elif treasure == "teleport":
+            self._teleport(player, event)
+        elif treasure == "extra_gem":
+            if self.depot < 1:
+                raise Rejection("the depot holds no gem for the Extra gem")
+            self.depot -= 1
+            self.extra_gems += 1
+        player.treasures.remove(treasure)
+
+    def _secret_passage(self, event: Mapping[str, Any]) -> None:
+        cells = event.get("cells")
+        if not isinstance(cells, list) or len(cells) != 2:
+            raise Rejection("the Secret passage needs 'cells': the two chambers it joins")
+        try:
+            a, b = (parse_cell(c, "'cells'") for c in cells)
+        except ValueError as error:
+            raise Rejection(str(error)) from None
+        if self.temple.at(a) is None or self.temple.at(b) is None:
+            raise Rejection("the Secret passage joins two chambers of the temple")
+        if side_towards(a, b) is None:
+            raise Rejection("the Secret passage joins two adjacent chambers")
+        if self.connected(a, b):
+            raise Rejection("those chambers already have an open passage between them")
+        self.secret_passages.append((a, b))
+
+    def _teleport(self, player: PlayerState, event: Mapping[str, Any]) -> None:
+        cell = self._cell(event)
+        if cell == player.cell:
+            raise Rejection(f"{player.player_id} is already there")
+        if not any(p is not player for p in self.players_in(cell)):
+            raise Rejection("the Teleport moves you only to a chamber holding another adventurer")
+        self._not_trapped(player, "enter a chamber")
+        player.cell = cell
+
+    def _treasure_id(self, event: Mapping[str, Any]) -> str:
+        treasure = event.get("treasure")
+        if treasure is None:
+            raise Rejection(f"the {event['type']} event needs a 'treasure' field")
+        if treasure not in TREASURES:
+            raise Rejection(f"unknown treasure {treasure!r} (treasures: {', '.join(TREASURES)})")
+        return str(treasure)
 
     def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
         n = self._whole(event, "n")
@@ -729,8 +1014,8 @@ class Game:
         if not isinstance(value, Mapping):
             raise Rejection("'event' must be an event object, or null to strike the line out")
         kind = value.get("type")
-        if not isinstance(kind, str) or kind not in self.EVENT_TYPES:
-            known = ", ".join(t for t in self.EVENT_TYPES if t not in CLOCK_EVENTS | RECORD_EDITS)
+        if not isinstance(kind, str) or kind not in self.event_types:
+            known = ", ".join(t for t in self.event_types if t not in CLOCK_EVENTS | RECORD_EDITS)
             raise Rejection(f"unknown event type {kind!r} for line {number} (known: {known})")
         if kind in CLOCK_EVENTS or kind in RECORD_EDITS:
             raise Rejection(f"a correction cannot turn line {number} into a {kind} event")

@@ -9,6 +9,7 @@ from typing import Any
 from rules.catalog import TileDef, basic_catalog, parse_catalog
 from rules.errors import RecordError
 from rules.finite import TooDeepError, non_finite_path, without_nulls
+from rules.modules import REPLACED_BY_CURSE_TREASURE_CHAMBERS, curse_treasure_chambers
 from rules.vocabulary import PLAYER_ID_PATTERN, SIDES, Cell, neighbour, opposite
 
 DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
@@ -17,7 +18,7 @@ DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
 BASE_DEPOT_BY_PLAYERS = {1: 7, 2: 7, 3: 11, 4: 14, 5: 16, 6: 18}
 """Gems in the depot at the start, by number of players, before the difficulty's extra."""
 
-KNOWN_MODULES: tuple[str, ...] = ()
+KNOWN_MODULES: tuple[str, ...] = ("curses", "treasures")
 """Module ids this engine can play; the basic game is `[]`."""
 
 SPARE_GEMS = 2
@@ -83,8 +84,20 @@ def starting_temple(
 
 def setup_catalog(modules: list[str] | tuple[str, ...] = ()) -> dict[str, TileDef]:
     """Return the packaged tiles a game with these modules plays with (before a setup line's
-    own `tiles`)."""
-    return dict(basic_catalog())
+    own `tiles`): with curses or treasures, the 13 curse and treasure chambers replace the 13
+    basic chambers (page 10)."""
+    catalog = dict(basic_catalog())
+    unknown = [m for m in modules if m not in KNOWN_MODULES]
+    if unknown:
+        raise RecordError(
+            f"unknown module {unknown[0]!r} (this version plays: {', '.join(KNOWN_MODULES)})"
+        )
+    if {"curses", "treasures"} & set(modules):
+        extra = curse_treasure_chambers(catalog)
+        for tile_id in REPLACED_BY_CURSE_TREASURE_CHAMBERS:
+            del catalog[tile_id]
+        catalog.update(extra)
+    return catalog
 
 
 def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
@@ -122,11 +135,8 @@ def parse_setup(line: Any) -> Setup:
     modules = line.get("modules", [])
     if not isinstance(modules, list) or any(not isinstance(m, str) for m in modules):
         raise RecordError("'modules' must be a list of module ids")
-    unknown = [m for m in modules if m not in KNOWN_MODULES]
-    if unknown:
-        raise RecordError(
-            f"unknown module {unknown[0]!r}: this version plays the basic game only (modules: [])"
-        )
+    if len(set(modules)) != len(modules):
+        raise RecordError("each module may be named only once in 'modules'")
     catalog = setup_catalog(modules)
     catalog.update(parse_catalog(line.get("tiles", {})))
     temple = _parse_temple(line.get("temple"), catalog)

@@ -1,0 +1,150 @@
+"""Big Box modules 1 (Curses) and 2 (Treasures): their cards, tiles and tile sets (pure data)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rules.catalog import TileDef
+from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, TORCH
+
+CURSES_MODULE = "curses"
+TREASURES_MODULE = "treasures"
+
+
+@dataclass(frozen=True)
+class CurseCard:
+    """A curse card (module 1, page 11): what it does and the roll that lifts it."""
+
+    card_id: str
+    name: str
+    effect: str
+    lift: tuple[str, ...]
+    """The icons the cursed player must roll by himself to lift it (editable defaults: the
+    cards show them as pictures, which the rulebook's text does not give)."""
+
+    @property
+    def lift_need(self) -> Counter[str]:
+        """The lifting roll as a multiset of icons."""
+        return Counter(self.lift)
+
+
+CURSE_CARDS: Mapping[str, CurseCard] = {
+    card.card_id: card
+    for card in (
+        CurseCard(
+            "trap", "Trap", "may not enter or discover a chamber", (ADVENTURER, ADVENTURER, KEY)
+        ),
+        CurseCard("silence", "Silence", "may not talk", (GOLDEN_MASK, TORCH)),
+        CurseCard(
+            "broken_die",
+            "Broken die",
+            "one die lies on the card until the curse is lifted",
+            (KEY, TORCH, ADVENTURER),
+        ),
+        CurseCard(
+            "lost_dice",
+            "Lost dice",
+            "a die that falls off the table is lost for good",
+            (TORCH, TORCH),
+        ),
+        CurseCard(
+            "mask",
+            "Mask",
+            "a golden mask (yours, or given to a player in your chamber) frees only one black mask",
+            (KEY, KEY),
+        ),
+        CurseCard(
+            "cursed_hand",
+            "Cursed hand",
+            "one hand stays on your head until the curse is lifted",
+            (ADVENTURER, TORCH),
+        ),
+    )
+}
+"""The six curses of module 1 (page 11), by the id the game record uses."""
+
+
+@dataclass(frozen=True)
+class TreasureTile:
+    """A treasure tile (module 2, page 11)."""
+
+    treasure_id: str
+    name: str
+    effect: str
+    icons: tuple[str, ...] = ()
+    """Icons the treasure serves as when spent with an action (double key, double torch)."""
+
+
+TREASURES: Mapping[str, TreasureTile] = {
+    tile.treasure_id: tile
+    for tile in (
+        TreasureTile(
+            "healing_mask", "Healing mask", "every adventurer re-rolls all black masks at once"
+        ),
+        TreasureTile(
+            "secret_passage",
+            "Secret passage",
+            "joins two adjacent chambers without an open passage, for everyone, for good",
+        ),
+        TreasureTile(
+            "double_torch", "Double torch", "serves as two torch icons, once", (TORCH, TORCH)
+        ),
+        TreasureTile(
+            "teleport", "Teleport", "move to any chamber holding another adventurer, once"
+        ),
+        TreasureTile("double_key", "Double key", "serves as two key icons, once", (KEY, KEY)),
+        TreasureTile(
+            "extra_gem", "Extra gem", "a gem from the depot lies activated on the tile for good"
+        ),
+    )
+}
+"""The six treasures of module 2 (page 11), by the id the game record uses."""
+
+CLAIM_COST: Counter[str] = Counter({KEY: 2})
+"""Claiming a treasure tile takes two keys (page 10)."""
+
+REPLACED_BY_CURSE_TREASURE_CHAMBERS = (
+    "gem1-key-1",
+    "gem1-key-2",
+    "gem1-key-3",
+    "gem1-torch-1",
+    "gem1-torch-2",
+    "gem1-torch-3",
+    "chamber-1",
+    "chamber-2",
+    "chamber-3",
+    "chamber-4",
+    "chamber-5",
+    "chamber-6",
+    "chamber-7",
+)
+"""The 13 basic chambers that the 13 curse and treasure chambers replace (page 10)."""
+
+
+def curse_treasure_chambers(basic: Mapping[str, TileDef]) -> dict[str, TileDef]:
+    """Return the 13 curse and treasure chambers (page 10): every one shows a purple mask, a
+    treasure icon or both. Their doors, entry icons and gems are editable defaults, taken from
+    the basic chamber each replaces (`ct-` + its id); the marks alternate mask, treasure, both."""
+    tiles: dict[str, TileDef] = {}
+    for index, basic_id in enumerate(REPLACED_BY_CURSE_TREASURE_CHAMBERS):
+        base = basic[basic_id]
+        curse, treasure = [(True, False), (False, True), (True, True)][index % 3]
+        what = {
+            (True, False): "Curse",
+            (False, True): "Treasure",
+            (True, True): "Curse and treasure",
+        }
+        tile_id = f"ct-{basic_id}"
+        tiles[tile_id] = TileDef(
+            tile_id,
+            f"{what[(curse, treasure)]} {base.name[0].lower()}{base.name[1:]}",
+            "chamber",
+            base.doors,
+            base.enter,
+            base.gems,
+            curse=curse,
+            treasure=treasure,
+        )
+    return tiles
