@@ -98,8 +98,20 @@ document.getElementById("calibrate-form").addEventListener("submit", async (even
     return;
   }
   const warnings = answer.data.warnings.map((w) => el("p", { class: "form-error" }, `Warning: ${w}`));
+  const view = answer.data.view;
+  const report = view
+    ? [
+      el("h3", { text: "Is the view good enough?" }),
+      el("p", { class: "view-summary", dataset: { testid: "view-summary", level: view.verdict } }, view.summary),
+      el("ul", { class: "view-report", dataset: { testid: "view-report" } },
+        view.checks.map((c) => el("li", { class: `view-check level-${c.level}` },
+          el("span", { class: "mark", text: { good: "✓", warn: "!", bad: "✗" }[c.level] }),
+          el("span", {}, el("b", { text: `${c.name}: ` }), c.message)))),
+      el("p", {}, el("a", { href: "/setup#camera", text: "Choose another camera" })),
+    ]
+    : [];
   showCalibration(answer.data.calibration,
-    [el("p", {}, `Saved ${answer.data.saved} (${answer.data.corners} board corners found).`), ...warnings]);
+    [el("p", {}, `Saved ${answer.data.saved} (${answer.data.corners} board corners found).`), ...warnings, ...report]);
 });
 
 load();

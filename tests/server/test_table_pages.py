@@ -122,6 +122,11 @@ def test_calibrating_from_the_board_saves_and_uses_the_calibration(
     shown = board_server.get("/api/calibration")
     assert isinstance(shown, dict)
     assert [z["player"] for z in shown["calibration"]["zones"]] == ["red", "blue", "green"]
+    # the calibration names its camera, and "is the view good enough?" comes with it (issue 14)
+    assert saved.camera == vision["source"]["label"] and saved.camera == "video board.mp4"
+    checks = {check["name"]: check for check in answer["view"]["checks"]}
+    assert checks["calibration"]["level"] == "good" and checks["zones"]["level"] == "good"
+    assert checks["die size"]["value"] > 0 and "px" in checks["die size"]["message"]
 
 
 def test_bad_seats_are_refused_with_the_reason(board_server: LiveServer) -> None:
