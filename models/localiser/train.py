@@ -336,7 +336,8 @@ def train_localiser(
         _checkpoint(last, model, optimizer, step, lr, drops, history, minutes * 60, config)
         if stop:
             log(stop)
-            return finish(config, history, stop)
+            inputs = [v.image.astype(np.float32).transpose(2, 0, 1)[None] / 255.0 for v in vals]
+            return finish(config, history, stop, inputs[:8])
 
 
 def _describe(row: dict[str, Any]) -> str:
@@ -350,13 +351,21 @@ def _describe(row: dict[str, Any]) -> str:
     )
 
 
-def finish(config: LocaliserConfig, history: History, stopped: str) -> dict[str, Any]:
-    """Export the best weights to ONNX and write the model card and the curve plot."""
-    from models.localiser.export import export_onnx, plot_curve
+def finish(
+    config: LocaliserConfig,
+    history: History,
+    stopped: str,
+    calibration: Sequence[np.ndarray] = (),
+) -> dict[str, Any]:
+    """Export the best weights to ONNX (and an int8 copy calibrated on `calibration`, network
+    inputs of validation frames) and write the model card and the curve plot."""
+    from models.localiser.export import export_onnx, plot_curve, quantize_int8
 
     best = config.out / "best.pt"
     state = load_weights(best) if best.is_file() else load_weights(config.out / "last.pt")
     onnx_path = export_onnx(state, config.out / "localiser.onnx")
+    if calibration:
+        quantize_int8(onnx_path, config.out / "localiser-int8.onnx", calibration)
     plot_curve(history.rows, config.out / "curve.png")
     card = {
         "format": CARD_FORMAT,
@@ -370,6 +379,7 @@ def finish(config: LocaliserConfig, history: History, stopped: str) -> dict[str,
         "history": history.rows,
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items()},
         "onnx": onnx_path.name,
+        "onnx_int8": "localiser-int8.onnx" if calibration else None,
     }
     card["config"]["data"] = [str(p) for p in config.data]
     write_atomically(config.out / "card.json", json.dumps(card, indent=1).encode())

@@ -116,7 +116,7 @@ def test_a_tiny_run_validates_saves_and_exports_with_its_card(tiny_run):
     assert card["stopped"].startswith("time budget")
     assert card["history"][0]["step"] == 0 and card["history"][-1]["step"] == 15
     assert card["history"][0]["loss"] is None and np.isfinite(card["history"][-1]["loss"])
-    for name in ("last.pt", "best.pt", "localiser.onnx", "card.json", "curve.png"):
+    for name in ("last.pt", "best.pt", "localiser.onnx", "localiser-int8.onnx", "card.json"):
         assert (config.out / name).is_file(), name
     assert json.loads((config.out / "card.json").read_text())["classes"] == list(LOCALISER_CLASSES)
     assert any("dice found" in line for line in lines)
@@ -147,6 +147,9 @@ def test_the_exported_model_computes_what_torch_computes(tiny_run, synth_data):
     np.testing.assert_allclose(box_onnx, box.numpy(), atol=1e-3)
     found = localiser.detect(image, conf=0.0)
     assert found.class_names == DETECTION_NAMES
+    int8 = Localiser(config.out / "localiser-int8.onnx", LocaliserSettings(faces="off"))
+    heat_int8 = int8.session.run(None, {"images": tensor})[0]
+    assert np.abs(heat_int8 - heat).max() < 0.15
 
 
 def test_an_interrupted_run_resumes_where_it_stopped(tiny_run):
