@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -102,7 +103,8 @@ def quantize_int8(model: Path, out: Path, inputs: Sequence[np.ndarray]) -> Path:
     with tempfile.TemporaryDirectory(prefix=".int8-", dir=out.parent) as tmp:
         prepared = Path(tmp) / "prepared.onnx"
         staged = Path(tmp) / "int8.onnx"
-        with warnings.catch_warnings():
+        # The quantisation tools leave scratch files in the working folder: work in ours.
+        with warnings.catch_warnings(), contextlib.chdir(tmp):
             warnings.simplefilter("ignore")
             quant_pre_process(str(model), str(prepared), skip_symbolic_shape=True)
             quantize_static(
