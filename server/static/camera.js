@@ -100,7 +100,7 @@ async function loadSources() {
   const demoInUse = data.in_use && data.in_use.kind === "demo";
   fill($("demo-choice"), data.demo ? choice("demo", "", "The demo recording", "a five-player game rendered by templecam, looped", 0, demoInUse) : []);
   if (data.in_use && data.in_use.kind === "url" && !$("stream-url").value) $("stream-url").value = data.in_use.value;
-  if (lastPick) {
+  if (lastPick && !document.querySelector('input[name="camera-source"]:checked')) {
     const again = [...document.querySelectorAll('input[name="camera-source"]')].find(
       (input) => input.dataset.kind === lastPick.kind && (lastPick.kind === "url" || input.value === lastPick.value),
     );
@@ -174,9 +174,9 @@ async function useCamera() {
   switching = false;
   button.disabled = false;
   if (answer.ok) {
-    showMessage(`${answer.data.message}. It will be used again at the next start.`, "ok");
     await Promise.all([loadSources(), refreshInUse()]);
     await api("/api/camera/preview", { method: "POST", body: pick }); // now the camera in use
+    showMessage(`${answer.data.message}. It will be used again at the next start.`, "ok");
     setTimeout(checkView, 1500); // let a frame or two arrive first
   } else {
     showMessage(answer.error, "error");
