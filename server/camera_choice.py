@@ -90,6 +90,7 @@ class ChosenSource:
 
 
 DEMO_LABEL = "the demo recording"
+"""How pages name the bundled demo recording."""
 
 
 def demo_choice(video: Path) -> ChosenSource:

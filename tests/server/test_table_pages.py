@@ -161,6 +161,13 @@ def test_without_a_camera_calibrating_and_enrolling_are_409(no_camera: LiveServe
     assert status == 409
     assert _get(no_camera, "/api/camera/frame.jpg")[0] == 409
     assert not (no_camera.data_dir / FILE_NAME).exists()
+    # the set-up page's camera panel says the camera is off and changes nothing (issue 14)
+    sources = no_camera.get("/api/camera/sources")
+    assert isinstance(sources, dict) and sources["off"] is True and "--no-camera" in sources["note"]
+    status, answer = _post(no_camera, "/api/camera/use", {"kind": "demo", "value": ""})
+    assert status == 409 and "--no-camera" in answer["detail"]
+    assert _get(no_camera, "/api/camera/check")[0] == 409
+    assert not (no_camera.data_dir / "camera.json").exists()
 
 
 def test_tiles_are_listed_with_their_cards(no_camera: LiveServer) -> None:
