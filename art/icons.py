@@ -111,10 +111,16 @@ _DRAW: dict[str, Callable[[np.ndarray], None]] = {
 
 
 @lru_cache(maxsize=64)
-def face_icon(face: str, size: int, paint: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+def face_icon(
+    face: str,
+    size: int,
+    paint: str | None = None,
+    colour: tuple[float, float, float] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Return (rgb, alpha) of an embossed icon, `size` px square, float32 in [0, 1].
 
-    `paint` names the face whose colour to use (a misprinted die may swap key and torch).
+    `paint` names the face whose colour to use (a misprinted die may swap key and torch);
+    `colour` is another print's colour for it (default: `FACE_COLOURS[paint]`).
     """
     mask = np.zeros((_S, _S), np.uint8)
     _DRAW[face](mask)
@@ -123,7 +129,7 @@ def face_icon(face: str, size: int, paint: str | None = None) -> tuple[np.ndarra
     soft = cv2.GaussianBlur(alpha, (0, 0), 3)
     relief = np.roll(soft, (3, 3), axis=(0, 1)) - np.roll(soft, (-3, -3), axis=(0, 1))
     paint = paint or face
-    colour = np.array(FACE_COLOURS[paint], dtype=np.float32)
+    colour = np.array(colour or FACE_COLOURS[paint], dtype=np.float32)
     tone = 1 + 0.5 * relief[..., None] if paint != "black_mask" else 1 + 1.2 * relief[..., None]
     rgb = np.clip(colour * tone + (0.12 * relief[..., None] if paint == "black_mask" else 0), 0, 1)
     inner = cv2.erode(mask, np.ones((5, 5), np.uint8)).astype(np.float32) / 255

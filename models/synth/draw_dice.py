@@ -10,6 +10,7 @@ import numpy as np
 from art.icons import face_icon
 from models.synth.camera import Camera
 from models.synth.canvas import Canvas, Layer
+from models.synth.crop_look import PRINTS
 from models.synth.materials import die_grain, face_bevel
 from models.synth.scene import DIE_FACES, DIE_NORMALS, Die
 
@@ -35,12 +36,14 @@ _SWAPPED = {"key": "torch", "torch": "key"}
 
 
 def _face_texture(
-    face: str, wood: tuple[float, float, float], grain: int, swapped: bool
+    face: str, wood: tuple[float, float, float], grain: int, swapped: bool, paint: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return (rgb, alpha) of one die face: grained wood, the icon, darker rounded edges."""
     shade, alpha = face_bevel(_TEXTURE)
     base = die_grain(grain, _TEXTURE)[..., None] * np.asarray(wood, dtype=np.float32)
-    icon, icon_alpha = face_icon(face, _TEXTURE, _SWAPPED.get(face) if swapped else None)
+    painted = (_SWAPPED.get(face) if swapped else None) or face
+    colour = tuple(PRINTS[paint][painted]) if paint != "standard" else None
+    icon, icon_alpha = face_icon(face, _TEXTURE, painted, colour=colour)
     a = icon_alpha[..., None]
     rgb = (base * (1 - a) + icon * a) * shade[..., None]
     return rgb, alpha
@@ -57,7 +60,7 @@ def draw_die(
     pixels = camera.project(quads.reshape(-1, 3)).reshape(6, 4, 2)
     layer = Layer.around(pixels[facing].reshape(-1, 2))
     for k in np.flatnonzero(facing):
-        rgb, alpha = _face_texture(DIE_FACES[k], die.wood, die.grain, die.swapped)
+        rgb, alpha = _face_texture(DIE_FACES[k], die.wood, die.grain, die.swapped, die.paint)
         lit = 0.42 + 0.62 * max(0.0, float(normals[k] @ light))
         layer.paste(rgb * lit, pixels[k], alpha)
     top = int(np.argmax(normals[:, 2]))

@@ -464,9 +464,7 @@ class Stage:
             motion = (reach * math.cos(heading), reach * math.sin(heading))
             centre = np.array([x, y, max(z, s / 2 + 1.5)])
             out.append(
-                Die(
-                    die.zone, "tumbling", centre, rotation, die.wood, die.grain, motion, die.swapped
-                )
+                replace(die, state="tumbling", centre=centre, rotation=rotation, motion=motion)
             )
         return out
 

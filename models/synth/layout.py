@@ -9,6 +9,7 @@ import numpy as np
 
 from art.tiles import gem_spots
 from models.synth.camera import random_camera
+from models.synth.crop_look import HELD_OUT, LIGHTS, WOODS
 from models.synth.scene import (
     DIE_FACES,
     DIE_NORMALS,
@@ -41,6 +42,9 @@ _CLOTH = [(0.15, 0.2, 0.35), (0.5, 0.1, 0.12), (0.2, 0.2, 0.2), (0.85, 0.85, 0.8
 _CLOTH += [(0.3, 0.45, 0.3), (0.55, 0.45, 0.3), (0.1, 0.1, 0.12)]
 _CATALOG = basic_catalog()
 
+HELD_OUT_LIGHT = LIGHTS[HELD_OUT["light"]].elevation
+"""Sun elevations (degrees) of the held-out look: lower than any training frame's (35-80)."""
+
 
 class Footprints:
     """Rotated rectangles already taken on the table, to keep new things from overlapping."""
@@ -67,7 +71,8 @@ class Footprints:
 def random_scene(rng: np.random.Generator, settings: SynthSettings) -> Scene:
     """Draw a whole table scene; the same generator state always gives the same scene."""
     camera = random_camera(rng, settings)
-    light = Light(azimuth=float(rng.uniform(0, 360)), elevation=float(rng.uniform(35, 80)))
+    low, high = HELD_OUT_LIGHT if settings.look == "held_out" else (35, 80)
+    light = Light(azimuth=float(rng.uniform(0, 360)), elevation=float(rng.uniform(low, high)))
     scene = Scene(settings=settings, camera=camera, light=light)
     view = camera.table_rect()
     taken = Footprints()
@@ -180,6 +185,11 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
         ["settled", "rolling", "mixed"], p=[0.3, 0.4, 0.3] if settings.hard else [0.55, 0.25, 0.2]
     )
     wood = np.array(_WOODS[int(rng.integers(len(_WOODS)))]) * rng.uniform(0.9, 1.08, 3)
+    paint = "standard"
+    if settings.look == "held_out":
+        woods = WOODS[HELD_OUT["wood"]]
+        wood = np.array(woods[int(rng.integers(len(woods)))]) * rng.uniform(0.94, 1.06, 3)
+        paint = HELD_OUT["print"]
     wood = tuple(float(v) for v in np.clip(wood, 0, 1))
     swapped = bool(rng.random() < 0.05)  # a misprinted set: shape, not colour, tells them apart
     x0, y0, x1, y1 = zone.rect()
@@ -200,7 +210,9 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
                 reach = rng.uniform(0, 8)
                 centre[2] = rng.uniform(s / 2, s)
             motion = (float(reach * math.cos(heading)), float(reach * math.sin(heading)))
-            dice.append(Die(zone.index, "tumbling", centre, rotation, wood, grain, motion, swapped))
+            dice.append(
+                Die(zone.index, "tumbling", centre, rotation, wood, grain, motion, swapped, paint)
+            )
             continue
         state = "locked" if face == "black_mask" and rng.random() < 0.7 else "rest"
         for _attempt in range(40):
@@ -223,7 +235,18 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
                 taken.take((cx, cy), (s, s), -yaw)
                 rotation = rotation_z(yaw) @ _face_up(face, rng)
                 centre = np.array([cx, cy, s / 2])
-                dice.append(Die(zone.index, state, centre, rotation, wood, grain, swapped=swapped))
+                dice.append(
+                    Die(
+                        zone.index,
+                        state,
+                        centre,
+                        rotation,
+                        wood,
+                        grain,
+                        swapped=swapped,
+                        paint=paint,
+                    )
+                )
                 break
     resting = [d for d in dice if d.state == "rest"]
     if resting and rng.random() < (0.5 if settings.hard else 0.3):

@@ -78,6 +78,8 @@ class Die:
     """Distance in mm travelled during the exposure (tumbling dice blur)."""
     swapped: bool = False
     """Key and torch painted in each other's colours (reported on one owner's die)."""
+    paint: str = "standard"
+    """The icons' print colours (a scheme of `models.synth.crop_look.PRINTS`)."""
 
     @property
     def at_rest(self) -> bool:

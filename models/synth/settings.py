@@ -17,6 +17,9 @@ class SynthSettings:
     height: int = 1080
     hard: bool = False
     """Harder frames for held-out evaluation: more blur, occlusion and lighting change."""
+    look: str = "standard"
+    """"standard": the dice's usual wood, print and lights; "held_out": a look training never
+    sees (cherry wood, another maker's print colours, a low sun), for evaluation only."""
     die_mm: float = 16.0
     """Edge of a die (reported about 16 mm, unverified)."""
     tile_mm: float = 100.0

@@ -88,6 +88,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="harder frames for held-out evaluation: more blur, occlusion and lighting change",
     )
     parser.add_argument(
+        "--look",
+        choices=("standard", "held_out"),
+        default="standard",
+        help="held_out: dice of a look training never sees (cherry wood, another maker's "
+        "print colours, a low sun), to measure robustness (default: standard)",
+    )
+    parser.add_argument(
         "--tile-mm",
         type=float,
         default=100.0,
@@ -151,6 +158,7 @@ def _plan(args: argparse.Namespace) -> DatasetPlan:
         width=args.width,
         height=args.height,
         hard=args.hard,
+        look=args.look,
         die_mm=args.die_mm,
         tile_mm=args.tile_mm,
     )

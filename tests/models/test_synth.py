@@ -334,3 +334,19 @@ def test_layout_keeps_tiles_pile_depot_and_zones_apart():
         for j, a in enumerate(rects):
             for b in rects[j + 1 :]:
                 assert _overlap(a, b) < 0.01 * t * t, (i, a, b)
+
+
+def test_the_held_out_look_is_one_training_frames_never_show() -> None:
+    from models.synth.crop_look import WOODS
+    from models.synth.layout import random_scene
+
+    for seed in range(6):
+        standard = random_scene(np.random.default_rng(seed), SynthSettings())
+        held_out = random_scene(np.random.default_rng(seed), SynthSettings(look="held_out"))
+        assert standard.dice and held_out.dice
+        assert {d.paint for d in standard.dice} == {"standard"}
+        assert {d.paint for d in held_out.dice} == {"other_maker"}
+        assert standard.light.elevation >= 35 > held_out.light.elevation
+        cherry = np.array(WOODS["cherry"])
+        for die in held_out.dice:
+            assert np.abs(cherry - np.array(die.wood)).max(axis=1).min() < 0.07
