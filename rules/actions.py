@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState, describe_icons
 from rules.modules import CLAIM_COST, CURSE_CARDS, TREASURES
 from rules.odds import as_need, roll_odds
-from rules.vocabulary import GOLDEN_MASK, KEY, opposite, plural
+from rules.vocabulary import GOLDEN_MASK, KEY, Cell, neighbour, opposite, plural
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,8 @@ class OpenAction:
     """Chance that the next roll of the dice not kept completes what is missing."""
     expected_rolls: float | None = None
     """Expected rolls to complete it, keeping matching dice (None: more dice than they have)."""
+    need: dict[str, int] = field(default_factory=dict)
+    """The icons it costs (what a double key or torch can stand in for)."""
 
     @property
     def possible(self) -> bool:
@@ -45,6 +47,7 @@ class OpenAction:
             "blocked": self.blocked,
             "chance_next_roll": self.chance_next_roll,
             "expected_rolls": self.expected_rolls,
+            "need": self.need,
         }
 
 
@@ -59,8 +62,9 @@ def _priced(
 ) -> OpenAction:
     """Build an open action whose cost is `need`, paid by `payers` together."""
     payers = list(payers)
+    cost = {icon: n for icon, n in need.items() if n > 0}
     if not game.setup.track_dice:
-        return OpenAction(action, label, event, blocked=blocked)
+        return OpenAction(action, label, event, blocked=blocked, need=cost)
     if len(payers) == 1:
         showing = payers[0].showing
     else:
@@ -70,7 +74,13 @@ def _priced(
     missing = {icon: n - showing[icon] for icon, n in need.items() if showing[icon] < n}
     if not missing:
         return OpenAction(
-            action, label, event, blocked=blocked, chance_next_roll=1.0, expected_rolls=0.0
+            action,
+            label,
+            event,
+            blocked=blocked,
+            chance_next_roll=1.0,
+            expected_rolls=0.0,
+            need=cost,
         )
     kept = sum(min(showing[icon], n) for icon, n in need.items())
     rerollable = sum(p.free_dice for p in payers) - kept
@@ -83,6 +93,7 @@ def _priced(
         blocked=blocked,
         chance_next_roll=chance,
         expected_rolls=rolls,
+        need=cost,
     )
 
 
@@ -159,6 +170,21 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     return found
 
 
+def secret_passage_spots(game: Game) -> list[tuple[Cell, Cell]]:
+    """Every pair of adjacent chambers with no open passage between them: where a Secret
+    passage may be laid (module 2, page 11); each pair once, in temple order."""
+    return list(_secret_passage_spots(game))
+
+
+def _secret_passage_spots(game: Game) -> Iterator[tuple[Cell, Cell]]:
+    for placed in game.temple:
+        a = placed.cell
+        for side in ("N", "E"):
+            b = neighbour(a, side)
+            if game.temple.at(b) is not None and not game.connected(a, b):
+                yield a, b
+
+
 def _module_actions(game: Game, player: PlayerState) -> list[OpenAction]:
     """Curses to draw and lift, a die to lose, treasures to claim and use (modules 1 and 2);
     a `curse` or `claim` event still needs the card or tile drawn (`card`, `treasure`)."""
@@ -197,8 +223,20 @@ def _module_actions(game: Game, player: PlayerState) -> list[OpenAction]:
         )
     for treasure_id in dict.fromkeys(player.treasures):
         tile = TREASURES[treasure_id]
-        if tile.icons or treasure_id == "secret_passage":
-            continue  # spent with an action, or placed between two chambers (Advanced)
+        if tile.icons:
+            continue  # spent with a paying action (its `treasures`)
+        if treasure_id == "secret_passage":
+            found.append(
+                OpenAction(
+                    "use",
+                    "use the Secret passage",
+                    {"type": "use", "player": pid, "treasure": treasure_id},
+                    blocked=None
+                    if next(_secret_passage_spots(game), None)
+                    else "no two adjacent chambers without an open passage",
+                )
+            )
+            continue
         if treasure_id == "teleport":
             cells = {p.cell for p in game.players.values() if p.inside and p.cell != player.cell}
             for cell in sorted(c for c in cells if c is not None):

@@ -12,6 +12,7 @@ from typing import Any
 from rules import odds
 from rules.actions import all_open_actions
 from rules.engine import Game
+from rules.modules import CURSE_CARDS, TREASURES
 from rules.simulate import PLAYER_COLOURS, random_events, roll
 from rules.vocabulary import SIDES
 
@@ -28,27 +29,43 @@ class RulesBenchmark:
     temple_tiles: int
     players: int
     repeats: int
+    modules: tuple[str, ...] = ()
+    module_events: int = 0
+    """Accepted events of the modules (curse, lift, claim, use, ...) in the replayed game."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the figures as a JSON object."""
         return asdict(self)
 
 
-def long_game(events: int, seed: int) -> tuple[dict[str, Any], list[Any]]:
-    """Generate a long five-player game: its setup line and `events` events (a tenth nonsense)."""
+def long_game(
+    events: int, seed: int, modules: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], list[Any]]:
+    """Generate a long five-player game: its setup line and `events` events (a tenth nonsense),
+    with these modules in play (their setup key only when there are some)."""
     rng = random.Random(seed)
-    setup = {"type": "setup", "players": list(PLAYER_COLOURS[:5]), "difficulty": "normal"}
+    setup: dict[str, Any] = {
+        "type": "setup",
+        "players": list(PLAYER_COLOURS[:5]),
+        "difficulty": "normal",
+    }
+    if modules:
+        setup["modules"] = list(modules)
     game = Game.from_setup_line(setup)
     per_event = 599.0 / events
     record = list(random_events(rng, game, events, noise=0.1, seconds_per_event=per_event))
     return setup, record
 
 
-def grid_temple_game(seed: int, side: int = 5) -> Game:
-    """Return a six-player game on a full `side` x `side` temple, players spread, dice showing."""
+def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) -> Game:
+    """Return a six-player game on a full `side` x `side` temple, players spread, dice showing;
+    with modules, every player also holds a curse and a treasure of each kind, and every
+    chamber holds a treasure tile, so that every module action is priced."""
     rng = random.Random(seed)
     setup: dict[str, Any] = {"type": "setup", "players": list(PLAYER_COLOURS), "tiles": {}}
-    base = Game.from_setup_line({"type": "setup", "players": ["red"]}).catalog
+    if modules:
+        setup["modules"] = list(modules)
+    base = Game.from_setup_line({**setup, "players": ["red"], "tiles": {}}).catalog
     tile_ids = [tid for tid in base if tid != "start"]
     extra = side * side - 1 - len(tile_ids)
     for index in range(extra):
@@ -72,6 +89,14 @@ def grid_temple_game(seed: int, side: int = 5) -> Game:
         # Placed straight on a cell: the scene is a snapshot, not a game played to get there.
         player.cell = rng.choice(cells)
         game.apply(roll(rng, game, player.player_id))
+    if "curses" in game.setup.modules:
+        for player in game.players.values():
+            player.curses = list(CURSE_CARDS)
+            player.curses_to_draw = 1
+    if "treasures" in game.setup.modules:
+        game.treasure_cells = list(cells)
+        for player in game.players.values():
+            player.treasures = list(TREASURES)
     return game
 
 
@@ -84,9 +109,12 @@ def _median_seconds(work: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def run_rules_benchmark(events: int = 20000, repeats: int = 5, seed: int = 1) -> RulesBenchmark:
-    """Measure replay throughput and the time of all players' open actions."""
-    setup, record = long_game(events, seed)
+def run_rules_benchmark(
+    events: int = 20000, repeats: int = 5, seed: int = 1, modules: tuple[str, ...] = ()
+) -> RulesBenchmark:
+    """Measure replay throughput and the time of all players' open actions (with `modules`
+    in play in both games)."""
+    setup, record = long_game(events, seed, modules)
 
     def replay() -> Game:
         game = Game.from_setup_line(setup)
@@ -94,9 +122,9 @@ def run_rules_benchmark(events: int = 20000, repeats: int = 5, seed: int = 1) ->
             game.apply(event)
         return game
 
-    rejected = _count_rejected(setup, record)
+    rejected, module_events = _count_rejected(setup, record)
     replay_seconds = _median_seconds(replay, repeats)
-    temple = grid_temple_game(seed)
+    temple = grid_temple_game(seed, modules=modules)
     cold = []
     for _ in range(repeats):
         _clear_odds_caches()
@@ -113,12 +141,21 @@ def run_rules_benchmark(events: int = 20000, repeats: int = 5, seed: int = 1) ->
         temple_tiles=len(temple.temple),
         players=len(temple.players),
         repeats=repeats,
+        modules=tuple(modules),
+        module_events=module_events,
     )
 
 
-def _count_rejected(setup: dict[str, Any], record: list[Any]) -> int:
+def _count_rejected(setup: dict[str, Any], record: list[Any]) -> tuple[int, int]:
+    """Count the rejected events, and the accepted events of the modules."""
     game = Game.from_setup_line(setup)
-    return sum(not game.apply(event).ok for event in record)
+    basic = set(Game.EVENT_TYPES)
+    rejected = module_events = 0
+    for event in record:
+        ok = game.apply(event).ok
+        rejected += not ok
+        module_events += ok and isinstance(event, dict) and event.get("type") not in basic
+    return rejected, module_events
 
 
 def _clear_odds_caches() -> None:

@@ -14,6 +14,48 @@ TREASURES_MODULE = "treasures"
 
 
 @dataclass(frozen=True)
+class ModuleInfo:
+    """A Big Box module as the set-up page offers it: its number, name and what it adds."""
+
+    module_id: str
+    number: int
+    name: str
+    summary: str
+
+    def to_json(self) -> dict[str, object]:
+        """Return the module as the set-up page reads it."""
+        return {
+            "id": self.module_id,
+            "number": self.number,
+            "name": self.name,
+            "summary": self.summary,
+        }
+
+
+MODULES: Mapping[str, ModuleInfo] = {
+    info.module_id: info
+    for info in (
+        ModuleInfo(
+            CURSES_MODULE,
+            1,
+            "Curses",
+            "Discovering a chamber with a purple mask draws a curse card (trap, silence, a "
+            "broken die, ...); roll its icons by yourself to lift it.",
+        ),
+        ModuleInfo(
+            TREASURES_MODULE,
+            2,
+            "Treasures",
+            "A chamber with a treasure icon gets a face-down treasure tile; roll 2 keys there "
+            "to claim it (healing mask, secret passage, teleport, double key, ...).",
+        ),
+    )
+}
+"""The modules the dashboard offers at set-up (page 10), by the id the setup line uses. With
+either, the 13 curse and treasure chambers replace the 13 basic chambers."""
+
+
+@dataclass(frozen=True)
 class CurseCard:
     """A curse card (module 1, page 11): what it does and the roll that lifts it."""
 

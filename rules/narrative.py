@@ -8,6 +8,7 @@ from typing import Any
 
 from rules.catalog import TileDef
 from rules.engine import Game
+from rules.modules import CURSE_CARDS, TREASURES
 from rules.vocabulary import plural
 
 
@@ -73,7 +74,18 @@ def describe_event(event: Any) -> str:
         return "the last action is taken back"
     if kind == "correct":
         return _describe_correction(event)
+    if kind in _MODULE_VERBS:
+        return f"{who} {_MODULE_VERBS[kind]} {event.get('card', event.get('treasure', ''))}".strip()
     return f"unknown event {kind!r}"
+
+
+_MODULE_VERBS = {
+    "curse": "draws the curse",
+    "lift": "lifts the curse",
+    "lose_die": "loses a die off the table",
+    "claim": "claims the treasure",
+    "use": "uses the treasure",
+}
 
 
 def _describe_correction(event: Mapping[str, Any]) -> str:
@@ -168,9 +180,66 @@ def _tile_words(game: Game, tile_id: Any) -> str:
         return f"an unknown tile ({tile_id!r})"
     if tile.kind == "exit":
         return "the Exit"
+    marks = " and ".join(
+        mark
+        for mark, shown in (("a purple mask", tile.curse), ("a treasure icon", tile.treasure))
+        if shown
+    )
+    marked = f" with {marks}" if marks else ""
     if tile.gems is not None:
-        return f"a {chamber_label(tile)} ({tile.gems.icon}s)"
-    return f"a {chamber_label(tile)}"
+        return f"a {chamber_label(tile)} ({tile.gems.icon}s){marked}"
+    return f"a {chamber_label(tile)}{marked}"
+
+
+def curse_name(card_id: Any) -> str:
+    """A curse card's printed name (`Broken die`), or a plain word for an unknown id."""
+    card = CURSE_CARDS.get(card_id) if isinstance(card_id, str) else None
+    return card.name if card is not None else "an unknown curse"
+
+
+def treasure_name(treasure_id: Any) -> str:
+    """A treasure tile's printed name (`Double key`), or a plain word for an unknown id."""
+    tile = TREASURES.get(treasure_id) if isinstance(treasure_id, str) else None
+    return tile.name if tile is not None else "an unknown treasure"
+
+
+def _spent(event: Mapping[str, Any]) -> str:
+    """`` with the Double key`` for the treasures a paying event spends (module 2)."""
+    listed = event.get("treasures")
+    if not isinstance(listed, list) or not listed:
+        return ""
+    names = [f"the {treasure_name(t)}" for t in listed]
+    return " with " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+
+
+def _tell_module_event(kind: str, event: Mapping[str, Any], game: Game) -> str | None:
+    """Say a module's event (curses, treasures) in words; None for any other type."""
+    who = _name(event.get("player"))
+    if kind == "curse":
+        return f"{who} draws the curse {curse_name(event.get('card'))}"
+    if kind == "lift":
+        return f"{who} lifts the curse {curse_name(event.get('card'))}{_spent(event)}"
+    if kind == "lose_die":
+        return f"{who} loses a die off the table for good (Lost dice)"
+    if kind == "claim":
+        return f"{who} claims a treasure: the {treasure_name(event.get('treasure'))}{_spent(event)}"
+    if kind != "use":
+        return None
+    treasure = event.get("treasure")
+    name = treasure_name(treasure)
+    if treasure == "teleport":
+        return f"{who} teleports to {chamber_at(game, event.get('cell'))} (Teleport)"
+    if treasure == "secret_passage":
+        cells = event.get("cells")
+        if isinstance(cells, list) and len(cells) == 2:
+            between = f"{chamber_at(game, cells[0])} and {chamber_at(game, cells[1])}"
+            return f"{who} lays the Secret passage between {between}"
+        return f"{who} lays the Secret passage"
+    if treasure == "healing_mask":
+        return f"{who} uses the Healing mask: every black mask is re-rolled"
+    if treasure == "extra_gem":
+        return f"{who} uses the Extra gem: a gem from the depot lies activated on it"
+    return f"{who} uses the {name}"
 
 
 def _faces(faces: Any) -> str:
@@ -194,15 +263,16 @@ def tell_event(event: Any, game: Game, lines: Mapping[int, Any] | None = None) -
         return f"{who} rolls {_faces(event.get('faces'))}"
     if kind == "discover":
         where = place_name(event.get("cell"), game.temple.start_cell())
-        return f"{who} discovers {_tile_words(game, event.get('tile'))} {where}"
+        return f"{who} discovers {_tile_words(game, event.get('tile'))} {where}{_spent(event)}"
     if kind == "enter":
-        return f"{who} enters {chamber_at(game, event.get('cell'))}"
+        return f"{who} enters {chamber_at(game, event.get('cell'))}{_spent(event)}"
     if kind == "activate":
         players = event.get("players")
         verb = "activates" if isinstance(players, list) and len(players) == 1 else "activate"
         gems = event.get("gems")
         count = plural(gems, "gem") if isinstance(gems, int) else "? gems"
-        return f"{_names(players)} {verb} {count} in {chamber_at(game, event.get('cell'))}"
+        where = chamber_at(game, event.get("cell"))
+        return f"{_names(players)} {verb} {count} in {where}{_spent(event)}"
     if kind == "unlock":
         by = event.get("by", event.get("player"))
         helper = "" if by == event.get("player") else f" with {_name(by)}'s golden mask"
@@ -210,9 +280,12 @@ def tell_event(event: Any, game: Game, lines: Mapping[int, Any] | None = None) -
         masks = plural(count, "black mask") if isinstance(count, int) else "? black masks"
         return f"{who} frees {masks}{helper}"
     if kind == "escape":
-        return f"{who} escapes"
+        return f"{who} escapes{_spent(event)}"
     if kind == "give_die":
         return f"{_name(event.get('from'))} gives a die to {_name(event.get('to'))}"
+    told = _tell_module_event(kind, event, game) if isinstance(kind, str) else None
+    if told is not None:
+        return told
     if kind == "undo":
         target = event.get("line")
         if isinstance(target, int) and lines is not None and target in lines:

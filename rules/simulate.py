@@ -6,8 +6,9 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from rules.actions import open_actions, team_actions
+from rules.actions import open_actions, secret_passage_spots, team_actions
 from rules.engine import Game
+from rules.modules import CURSE_CARDS, TREASURES
 from rules.timeline import Timeline
 from rules.vocabulary import BLACK_MASK, FACES, side_towards
 
@@ -98,6 +99,7 @@ def _plausible_event(rng: random.Random, game: Game) -> dict[str, Any]:
     if choices and rng.random() < 0.5:
         weights = [_ACTION_WEIGHTS.get(a.action, 1.0) for a in choices]
         event = dict(rng.choices(choices, weights=weights)[0].event)
+        _draw_for_modules(rng, game, event)
         if event["type"] == "discover":
             event["tile"] = rng.choice(game.unplaced_tiles()).tile_id
             if rng.random() < 0.5:
@@ -106,3 +108,18 @@ def _plausible_event(rng: random.Random, game: Game) -> dict[str, Any]:
                 event["stairs"] = side_towards(tuple(event["cell"]), here)
         return event
     return roll(rng, game, rng.choice(inside))
+
+
+def _draw_for_modules(rng: random.Random, game: Game, event: dict[str, Any]) -> None:
+    """Complete a module's open action as the table would: the curse card drawn, the treasure
+    tile turned up, the chambers a secret passage joins (no draw at all for other events, so a
+    basic game's random stream is unchanged)."""
+    if event["type"] == "curse":
+        event["card"] = rng.choice(list(CURSE_CARDS))
+    elif event["type"] == "claim":
+        event["treasure"] = rng.choice(list(TREASURES))
+    elif event["type"] == "use" and event.get("treasure") == "secret_passage":
+        spots = secret_passage_spots(game)
+        if spots:
+            a, b = rng.choice(spots)
+            event["cells"] = [list(a), list(b)]

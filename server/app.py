@@ -20,7 +20,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rules.errors import RecordError
-from rules.game_setup import setup_catalog, starting_candidates
+from rules.game_setup import KNOWN_MODULES, setup_catalog, starting_candidates
+from rules.modules import MODULES
 from rules.narrative import tell_event, tell_reason
 from rules.record import replay_lines
 from rules.timeline import Timeline, load_timeline
@@ -208,6 +209,11 @@ def _add_api(app: FastAPI, session: Session, soundtrack: Soundtrack) -> None:
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
+
+    @app.get("/api/modules")
+    def modules() -> list[dict[str, Any]]:
+        """The Big Box modules a new game may play, each with a short description."""
+        return [MODULES[module].to_json() for module in KNOWN_MODULES if module in MODULES]
 
     @app.get("/api/starting-temple")
     def starting_temple_draw(modules: str = "") -> dict[str, Any]:

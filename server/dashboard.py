@@ -6,9 +6,10 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from rules.actions import open_actions, team_actions
+from rules.actions import open_actions, secret_passage_spots, team_actions
 from rules.catalog import TileDef
 from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game
+from rules.modules import CURSE_CARDS, TREASURES
 from rules.narrative import chamber_at, chamber_label, tell_event, tell_reason
 from rules.vocabulary import SIDES
 from server.session import LogEntry, Session
@@ -94,7 +95,7 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
     for pid, player in game.players.items():
         chamber = game.chamber_of(player)
         players[pid] = {
-            **player.to_json(),
+            **player.to_json(game.setup.modules),
             "showing": dict(player.showing),
             "rolled": player.rolled,
             "free_dice": player.free_dice,
@@ -130,6 +131,8 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
                     "costs": list(tile.gems.costs),
                 },
                 "players": [pid for pid, p in game.players.items() if p.cell == placed.cell],
+                **_marks(tile),
+                "treasure_lies": placed.cell in game.treasure_cells,
             }
         )
     return {
@@ -146,7 +149,48 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
         "must_run_back": must_run,
         "temple": temple,
         "draw_pile": [pile_tile(tile) for tile in game.unplaced_tiles()],
+        **_modules_view(game),
     }
+
+
+def _marks(tile: TileDef) -> dict[str, Any]:
+    """A tile's module marks (a purple mask, a treasure icon), only where it shows one."""
+    marks: dict[str, Any] = {}
+    if tile.curse:
+        marks["curse"] = True
+    if tile.treasure:
+        marks["treasure"] = True
+    return marks
+
+
+def _modules_view(game: Game) -> dict[str, Any]:
+    """What the page needs of the modules in play: the cards' and tiles' names, effects and
+    icons (the page never shows an id), and where a Secret passage may be laid."""
+    view: dict[str, Any] = {}
+    if "curses" in game.setup.modules:
+        view["curse_cards"] = {
+            card.card_id: {"name": card.name, "effect": card.effect, "lift": list(card.lift)}
+            for card in CURSE_CARDS.values()
+        }
+    if "treasures" in game.setup.modules:
+        view["treasures"] = {
+            tile.treasure_id: {"name": tile.name, "effect": tile.effect, "icons": list(tile.icons)}
+            for tile in TREASURES.values()
+        }
+        holders = any("secret_passage" in p.treasures for p in game.players.values())
+        view["secret_passage_spots"] = (
+            [
+                {
+                    "cells": [list(a), list(b)],
+                    "text": f"{chamber_at(game, a)} and {chamber_at(game, b)}",
+                }
+                for a, b in secret_passage_spots(game)
+            ]
+            if holders
+            else []
+        )
+        view["secret_passages"] = [{"cells": [list(a), list(b)]} for a, b in game.secret_passages]
+    return view
 
 
 WAIT_FOR_ESCAPE = 'wait for "Escape!"'
@@ -172,4 +216,5 @@ def pile_tile(tile: TileDef) -> dict[str, Any]:
         "gem_icons": None
         if tile.gems is None
         else {"count": tile.gems.count, "icon": tile.gems.icon, "costs": list(tile.gems.costs)},
+        **_marks(tile),
     }

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from rules.benchmark import run_rules_benchmark
+from rules.game_setup import KNOWN_MODULES
 from templecam.commands.bench_events import register_events
 from templecam.commands.bench_soak import register_soak
 from templecam.commands.bench_vision import register_vision
@@ -34,6 +35,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rules.add_argument("--events", type=int, default=20000, help="events in the game (20000)")
     rules.add_argument("--repeats", type=int, default=5, help="repeats for the medians (5)")
     rules.add_argument("--seed", type=int, default=1, help="seed of the generated game (1)")
+    rules.add_argument(
+        "--modules",
+        default="",
+        help="Big Box modules in play, comma-separated (e.g. curses,treasures; default none)",
+    )
     rules.add_argument("--json", action="store_true", help="print the figures as JSON")
     rules.set_defaults(run=run_rules)
     register_vision(targets)
@@ -74,14 +80,25 @@ def run_rules(args: argparse.Namespace) -> int:
     """Run the rules benchmark and print its figures."""
     if args.events < 1 or args.repeats < 1:
         raise UserError("--events and --repeats must be at least 1")
+    modules = tuple(m for m in args.modules.split(",") if m)
+    unknown = [m for m in modules if m not in KNOWN_MODULES]
+    if unknown:
+        raise UserError(
+            f"unknown module {unknown[0]!r} (this version plays: {', '.join(KNOWN_MODULES)})"
+        )
     if not args.json:
-        print(f"bench rules: {args.events} events, {args.repeats} repeats, seed {args.seed}")
-    result = run_rules_benchmark(args.events, args.repeats, args.seed)
+        with_modules = f", modules {', '.join(modules)}" if modules else ""
+        print(
+            f"bench rules: {args.events} events, {args.repeats} repeats, seed {args.seed}"
+            f"{with_modules}"
+        )
+    result = run_rules_benchmark(args.events, args.repeats, args.seed, modules)
     if args.json:
         print(json.dumps(result.to_json()))
         return 0
+    module_events = f", {result.module_events} of the modules" if modules else ""
     print(
-        f"replay: {result.events} events ({result.rejected_share:.0%} rejected), "
+        f"replay: {result.events} events ({result.rejected_share:.0%} rejected{module_events}), "
         f"median {result.events_per_second:,.0f} events/s"
     )
     print(
