@@ -18,6 +18,12 @@
 //       e.g. action-red-discover-1_0, action-red-enter-1_0, action-red-activate-1_0-g1,
 //       action-red-escape, action-red-unlock-by-blue, action-red-give_die-to-blue
 //   tile-picker, pick-tile-<tile id>, picker-cancel   (the discover picker)
+//   modules-<pid>, curse-<pid>-<card>, curses-owed-<pid>, treasure-<pid>-<treasure>   (modules 1
+//     and 2 on a player's card; a double key or torch is a toggle: spend it with the next action)
+//   action-<pid>-curse, action-<pid>-lift-<card>, action-<pid>-claim, action-<pid>-lose_die,
+//   action-<pid>-use-<treasure>[-<x>_<y>]
+//   module-picker, pick-curse-<card>, pick-treasure-<treasure>, pick-passage-<n>,
+//     module-picker-cancel   (what was drawn or turned up; where the secret passage goes)
 //   more-<pid>, face-<pid>-<face>, roll-<pid>, report-roll-<pid>, clear-roll-<pid>
 //   advanced, advanced-json, advanced-send
 //   no-game                                  shown when the server runs no game
@@ -43,6 +49,7 @@ import {
 import { BrowserAudio } from "./audio.js";
 import { entryRow, gemRow, SIDES, turnedDoors, wallsSvg } from "./tile-art.js";
 import { openFix, wireFixDialog } from "./fix.js";
+import { curseIcon, marksRow, treasureIcon } from "./module-art.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,7 +59,8 @@ const POLL_MS = 2000;
 const MAX_RECONNECT_MS = 15000;
 const LOCAL_WARNINGS_KEPT = 3;
 const SIDE_ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
-const ACTION_ORDER = ["escape", "activate", "enter", "discover", "unlock", "give_die"];
+const ACTION_ORDER = ["curse", "escape", "activate", "enter", "discover", "claim", "unlock", "lift", "use", "lose_die", "give_die"];
+const PAYING = new Set(["discover", "enter", "activate", "escape", "lift", "claim"]);
 
 const sync = new ClockSync();
 const audio = new BrowserAudio({
@@ -548,6 +556,7 @@ function tileNode(tile, game) {
       el("div", { class: "tile-name", text: name }),
       entryRow(tile),
       gemRow(tile),
+      marksRow(tile),
       el(
         "div",
         { class: "tile-players" },
@@ -586,6 +595,7 @@ function buildCard(pid) {
     roll: [],
     where: el("span", { class: "where", dataset: { testid: `where-${pid}` } }),
     stats: el("div", { class: "player-stats", dataset: { testid: `stats-${pid}` } }),
+    modules: el("div", { class: "player-modules", dataset: { testid: `modules-${pid}` }, hidden: true }),
     showing: el("div", { class: "showing", dataset: { testid: `showing-${pid}` } }),
     actions: el("div", { class: "actions", dataset: { testid: `actions-${pid}` } }),
     rollBox: el("div", { class: "roll", dataset: { testid: `roll-${pid}` } }),
@@ -637,6 +647,7 @@ function buildCard(pid) {
     el("span", { class: `stripe ${look.pattern}` }),
     el("div", { class: "player-head" }, playerBadge(pid), el("span", { class: "player-name", text: pid }), card.stats),
     card.where,
+    card.modules,
     card.showing,
     card.actions,
     more,
@@ -663,6 +674,7 @@ function updateCard(card, player, game) {
     player.gave_die ? el("span", { class: "muted", text: "gave a die" }) : null,
   );
   showShowing(card, player, game.setup.track_dice);
+  showModules(card, player, game);
   showActions(card, player, game.state.outcome);
   // Manual mode reports no rolls: the roll entry is only for a game whose dice are tracked.
   card.more.hidden = game.state.outcome !== "running" || player.escaped || !game.setup.track_dice;
@@ -686,9 +698,87 @@ function showShowing(card, player, trackDice) {
   );
 }
 
+// ----- modules 1 and 2 on a player's card: curses and treasures, by name and picture -----
+
+const armed = new Map(); // pid -> Set of double keys / torches to spend with the next action
+
+function armedFor(pid) {
+  if (!armed.has(pid)) armed.set(pid, new Set());
+  return armed.get(pid);
+}
+
+function showModules(card, player, game) {
+  const curses = game.curse_cards ? player.curses || [] : [];
+  const treasures = game.treasures ? player.treasures || [] : [];
+  const owed = player.curses_to_draw || 0;
+  const spend = armedFor(card.pid);
+  for (const id of [...spend]) if (!treasures.includes(id)) spend.delete(id);
+  const key = JSON.stringify([curses, treasures, owed, [...spend]]);
+  if (card.modulesKey === key) return;
+  card.modulesKey = key;
+  card.modules.hidden = !game.curse_cards && !game.treasures;
+  const chips = [];
+  if (owed) {
+    chips.push(
+      el("span", { class: "chip curse owed", dataset: { testid: `curses-owed-${card.pid}` } }, `draws ${owed} curse card${owed === 1 ? "" : "s"}`),
+    );
+  }
+  for (const id of curses) {
+    const info = game.curse_cards[id];
+    chips.push(
+      el(
+        "span",
+        { class: "chip curse", title: `Curse ${info.name}: ${info.effect}`, dataset: { testid: `curse-${card.pid}-${id}` } },
+        curseIcon(id, info.name),
+        el("span", { class: "chip-name", text: info.name }),
+      ),
+    );
+  }
+  treasures.forEach((id, index) => {
+    const info = game.treasures[id];
+    if (info.icons.length && treasures.indexOf(id) === index) {
+      // A double key or torch: spent with an action, so it is a toggle for the next one.
+      const on = spend.has(id);
+      chips.push(
+        el(
+          "button",
+          {
+            type: "button",
+            class: "chip treasure spendable",
+            "aria-pressed": String(on),
+            title: `${info.name}: ${info.effect}. Click to spend it with ${card.pid}'s next action.`,
+            dataset: { testid: `treasure-${card.pid}-${id}` },
+            onclick: () => {
+              if (spend.has(id)) spend.delete(id);
+              else spend.add(id);
+              card.modulesKey = null;
+              card.actionsKey = null;
+              updateCard(card, current.game.players[card.pid], current.game);
+            },
+          },
+          treasureIcon(id, info.name),
+          el("span", { class: "chip-name", text: info.name }),
+          el("small", { text: on ? "✓ spent with the next action" : "spend with next action" }),
+        ),
+      );
+      return;
+    }
+    if (info.icons.length) return; // a second copy: one toggle is enough
+    chips.push(
+      el(
+        "span",
+        { class: "chip treasure", title: `${info.name}: ${info.effect}`, dataset: { testid: `treasure-${card.pid}-${id}` } },
+        treasureIcon(id, info.name),
+        el("span", { class: "chip-name", text: info.name }),
+      ),
+    );
+  });
+  fill(card.modules, chips.length ? chips : el("span", { class: "muted", text: "no curse, no treasure" }));
+}
+
 function showActions(card, player, outcome) {
   // Buttons are rebuilt only when they change, so that a push never swallows a click.
-  const key = `${player.escaped}:${outcome}:${JSON.stringify(player.actions)}`;
+  const key = `${player.escaped}:${outcome}:${JSON.stringify(player.actions)}:${[...armedFor(card.pid)]}`;
   if (card.actionsKey === key) return;
   card.actionsKey = key;
   const actions = player.actions
@@ -718,6 +808,8 @@ function rank(action) {
 export function actionTestId(pid, action) {
   const event = action.event;
   const parts = ["action", pid, action.action];
+  if (action.action === "lift") parts.push(event.card);
+  if (action.action === "use") parts.push(event.treasure);
   if (Array.isArray(event.cell)) parts.push(cellKey(event.cell));
   if (action.action === "activate") parts.push(`g${event.gems}`);
   if (action.action === "unlock") parts.push(`by-${event.by}`);
@@ -725,19 +817,54 @@ export function actionTestId(pid, action) {
   return parts.join("-");
 }
 
+/** The treasures armed on `pid`'s card that this action could spend (their icon is needed). */
+function spendsFor(pid, action) {
+  if (!PAYING.has(action.action) || !current || !current.game.treasures) return [];
+  const payers = action.event.players || [action.event.player];
+  if (!payers.includes(pid)) return [];
+  return [...armedFor(pid)].filter((id) => {
+    const icons = current.game.treasures[id].icons;
+    return icons.some((icon) => icon in (action.need || {}));
+  });
+}
+
+/** Whether a double key or torch armed on the card makes up for what the action misses. */
+function coveredBySpend(pid, action) {
+  if (action.possible || action.blocked || !action.missing) return false;
+  const spends = spendsFor(pid, action);
+  if (!spends.length) return false;
+  const bonus = {};
+  for (const id of spends) for (const icon of current.game.treasures[id].icons) bonus[icon] = (bonus[icon] || 0) + 1;
+  return Object.entries(action.missing).every(([icon, n]) => (bonus[icon] || 0) >= n);
+}
+
+function moduleIcon(action) {
+  const game = current && current.game;
+  if (!game) return null;
+  if (action.action === "lift" && game.curse_cards) return curseIcon(action.event.card, game.curse_cards[action.event.card].name);
+  if (action.action === "use" && game.treasures) return treasureIcon(action.event.treasure, game.treasures[action.event.treasure].name);
+  return null;
+}
+
 function actionButton(pid, action, testid) {
+  const covered = coveredBySpend(pid, action);
+  const spends = spendsFor(pid, action);
   const button = el(
     "button",
     {
       class: `action kind-${action.action}`,
-      disabled: !action.possible,
+      disabled: !action.possible && !covered,
       dataset: { testid },
       title: action.label,
       onclick: () => takeAction(pid, action),
     },
-    el("span", { class: "label" }, actionLabel(action)),
+    el("span", { class: "label" }, moduleIcon(action), actionLabel(action)),
   );
-  if (!action.possible) {
+  if (spends.length && (action.possible || covered)) {
+    const names = spends.map((id) => current.game.treasures[id].name).join(" + ");
+    button.append(el("span", { class: "odds", text: `with the ${names}` }));
+  }
+  if (!action.possible && !covered) {
     const why = action.blocked ? `blocked: ${action.blocked}` : action.missing_text ? `missing ${action.missing_text}` : "";
     if (why) button.append(el("span", { class: "why", text: why }));
   }
@@ -757,6 +884,11 @@ function actionLabel(action) {
     const name = target ? target.label : action.label.replace(/^enter /, "").replace(/ \([NESW]\)$/, "");
     return `${arrow}Enter ${name}`;
   }
+  if (action.action === "use" && action.event.treasure === "teleport") {
+    const target = current && current.game ? current.game.temple.find((t) => sameCell(t.cell, action.event.cell)) : null;
+    const who = target ? target.players.map((p) => playerStyle(p).name).join(", ") : "";
+    return `Teleport to ${who || (target ? target.label : "another adventurer")}`;
+  }
   const label = action.label.charAt(0).toUpperCase() + action.label.slice(1);
   return `${arrow}${label}`;
 }
@@ -769,8 +901,19 @@ function oddsText(action) {
 }
 
 function takeAction(pid, action) {
-  if (action.action === "discover") openPicker(pid, action);
-  else sendEvent(action.event);
+  const spends = spendsFor(pid, action);
+  const event = spends.length ? { ...action.event, treasures: spends } : action.event;
+  const sent = (verdict) => {
+    if (verdict && verdict.ok && spends.length) {
+      for (const id of spends) armedFor(pid).delete(id);
+      if (current && current.game) renderPlayers(current);
+    }
+  };
+  if (action.action === "discover") openPicker(pid, { ...action, event }, sent);
+  else if (action.action === "curse") openCursePicker(pid, action);
+  else if (action.action === "claim") openTreasurePicker(pid, { ...action, event }, sent);
+  else if (action.action === "use" && action.event.treasure === "secret_passage") openPassagePicker(pid, action);
+  else sendEvent(event).then(sent);
 }
 
 // ----- the dice roll entry ----------------------------------------------------------------------
@@ -846,12 +989,12 @@ function pileTilePicture(tile, stairs, photo) {
     "div",
     { class: `tile pile-tile kind-${tile.kind}${tile.gem_icons ? ` gems-${tile.gem_icons.icon}` : ""}`, style: { "--cell": "150px" } },
     wallsSvg(drawn.open_sides, stairs),
-    el("div", { class: "tile-body" }, el("div", { class: "tile-name", text: tile.label }), entryRow(drawn), gemRow(drawn)),
+    el("div", { class: "tile-body" }, el("div", { class: "tile-name", text: tile.label }), entryRow(drawn), gemRow(drawn), marksRow(tile)),
   );
   return node;
 }
 
-async function openPicker(pid, action) {
+async function openPicker(pid, action, after = () => {}) {
   const dialog = $("tile-picker");
   const pile = current.game.draw_pile;
   const side = /to the ([NESW])$/.exec(action.label);
@@ -874,7 +1017,7 @@ async function openPicker(pid, action) {
               dataset: { testid: `pick-tile-${tile.id}` },
               onclick: () => {
                 dialog.close();
-                sendEvent({ ...action.event, tile: tile.id });
+                sendEvent({ ...action.event, tile: tile.id }).then(after);
               },
             },
             pileTilePicture(tile, stairs, withPhoto.has(tile.id)),
@@ -883,6 +1026,85 @@ async function openPicker(pid, action) {
         ),
   );
   dialog.showModal();
+}
+
+// ----- the module pickers: the curse card drawn, the treasure turned up, the secret passage -----
+
+/** Open the module picker with these choices: [{testid, icon, name, note, event}]. */
+function openModulePicker(title, hint, choices, after = () => {}) {
+  const dialog = $("module-picker");
+  setText($("module-picker-title"), title);
+  setText($("module-picker-hint"), hint);
+  fill(
+    $("module-picker-choices"),
+    choices.map((choice) =>
+      el(
+        "button",
+        {
+          class: "module-choice",
+          title: choice.note,
+          dataset: { testid: choice.testid },
+          onclick: () => {
+            dialog.close();
+            sendEvent(choice.event).then(after);
+          },
+        },
+        choice.icon,
+        el("span", { class: "choice-name", text: choice.name }),
+        el("small", { text: choice.note }),
+      ),
+    ),
+  );
+  dialog.showModal();
+}
+
+function openCursePicker(pid, action) {
+  const cards = current.game.curse_cards;
+  const held = current.game.players[pid].curses || [];
+  const name = playerStyle(pid).name;
+  openModulePicker(
+    `${name} draws a curse card: which one?`,
+    "Pick the card drawn from the curse pile.",
+    Object.entries(cards).map(([id, info]) => ({
+      testid: `pick-curse-${id}`,
+      icon: curseIcon(id, info.name),
+      name: info.name,
+      note: held.includes(id) ? `${name} has it already: discarded without effect` : info.effect,
+      event: { ...action.event, card: id },
+    })),
+  );
+}
+
+function openTreasurePicker(pid, action, after) {
+  const tiles = current.game.treasures;
+  const name = playerStyle(pid).name;
+  openModulePicker(
+    `${name} claims the treasure: which tile was under it?`,
+    "Turn the treasure tile face up and pick it.",
+    Object.entries(tiles).map(([id, info]) => ({
+      testid: `pick-treasure-${id}`,
+      icon: treasureIcon(id, info.name),
+      name: info.name,
+      note: info.effect,
+      event: { ...action.event, treasure: id },
+    })),
+    after,
+  );
+}
+
+function openPassagePicker(pid, action) {
+  const spots = current.game.secret_passage_spots || [];
+  openModulePicker(
+    `${playerStyle(pid).name} lays the Secret passage: between which chambers?`,
+    "Two adjacent chambers with no open passage between them; everyone may use it until the end.",
+    spots.map((spot, index) => ({
+      testid: `pick-passage-${index}`,
+      icon: treasureIcon("secret_passage", "Secret passage"),
+      name: spot.text.charAt(0).toUpperCase() + spot.text.slice(1),
+      note: "joined for good",
+      event: { ...action.event, cells: spot.cells },
+    })),
+  );
 }
 
 // ----- sending --------------------------------------------------------------------------------
@@ -1058,6 +1280,7 @@ function wireControls() {
   $("undo").addEventListener("click", undo);
   $("advanced-send").addEventListener("click", sendAdvanced);
   $("picker-cancel").addEventListener("click", () => $("tile-picker").close());
+  $("module-picker-cancel").addEventListener("click", () => $("module-picker").close());
   wireFixDialog();
   window.addEventListener("resize", () => current && current.game && renderTemple(current));
   // Browsers let a page start audio after a click: any first click enables the soundtrack.

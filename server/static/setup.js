@@ -3,7 +3,8 @@
 // Test ids: player-toggle-<colour> (aria-pressed), difficulty-<level>, audio-<mode>,
 // module-basic, track-dice, start-game, setup-error, setup-summary, running-game, games-link,
 // demo-row, demo-game (shown while the demo recording plays), starting-temple, start-layout,
-// start-tile-<W|E> and start-choice-<W|E> (the two drawn chambers and their pickers), redraw.
+// start-tile-<W|E> and start-choice-<W|E> (the two drawn chambers and their pickers), redraw,
+// module-<id> (a Big Box module's checkbox, e.g. module-curses).
 
 import { api, el, fill, PLAYER_COLOURS, playerStyle, shapeIcon } from "./common.js";
 import { pileTileNode } from "./tile-art.js";
@@ -61,7 +62,9 @@ function updateSummary() {
   const players = chosenPlayers();
   const who = players.length ? players.join(", ") : "nobody yet";
   const dice = document.getElementById("track-dice").checked ? "camera tracks the dice" : "manual mode";
-  summary.textContent = `${players.length} player${players.length === 1 ? "" : "s"}: ${who} · ${selected("difficulty")} · ${dice}`;
+  const names = moduleInfo.filter((m) => chosenModules().includes(m.id)).map((m) => m.name);
+  const modules = names.length ? names.join(" + ") : "basic game";
+  summary.textContent = `${players.length} player${players.length === 1 ? "" : "s"}: ${who} · ${selected("difficulty")} · ${modules} · ${dice}`;
 }
 
 function showError(message) {
@@ -83,7 +86,7 @@ async function startGame(event) {
   const body = {
     players,
     difficulty: selected("difficulty"),
-    modules: [],
+    modules: chosenModules(),
     starting_chambers: startingChambers(),
     track_dice: document.getElementById("track-dice").checked,
     audio: selected("audio"),
@@ -135,7 +138,9 @@ function startingChambers() {
 }
 
 async function drawStartingTemple() {
-  const result = await api("/api/starting-temple");
+  const modules = chosenModules().join(",");
+  const result = await api(`/api/starting-temple${modules ? `?modules=${encodeURIComponent(modules)}` : ""}`);
+  if (modules !== chosenModules().join(",")) return; // the choice changed meanwhile: a newer draw comes
   if (!result.ok) return; // the game then starts from the starting chamber alone
   startingDraw = result.data;
   renderStartingTemple();
@@ -178,7 +183,39 @@ function renderStartingTemple() {
 }
 
 document.getElementById("redraw").addEventListener("click", drawStartingTemple);
-drawStartingTemple();
+
+// ----- the Big Box modules (pages 10-11): a checkbox each, with what it adds -----
+
+let moduleInfo = []; // [{id, number, name, summary}] from /api/modules
+
+function chosenModules() {
+  return [...document.querySelectorAll("#module-choices input[data-module]:checked")].map((input) => input.dataset.module);
+}
+
+async function loadModules() {
+  const result = await api("/api/modules");
+  if (result.ok) {
+    moduleInfo = result.data;
+    document.getElementById("module-choices").append(
+      ...moduleInfo.map((module) =>
+        el(
+          "label",
+          { class: "choice" },
+          el("input", {
+            type: "checkbox",
+            dataset: { testid: `module-${module.id}`, module: module.id },
+            onchange: drawStartingTemple, // their chambers replace the basic ones in the draw
+          }),
+          el("span", {}, `${module.number} · ${module.name} `, el("small", { text: module.summary })),
+        ),
+      ),
+    );
+  }
+  drawStartingTemple();
+  updateSummary();
+}
+
+loadModules();
 
 buildToggles();
 form.addEventListener("submit", startGame);

@@ -2,6 +2,7 @@
 // icons of the red frame and the gem icons. Used by the game page and the set-up page.
 
 import { el, faceIcon } from "./common.js";
+import { marksRow } from "./module-art.js";
 
 export const SIDES = ["N", "E", "S", "W"];
 
@@ -77,6 +78,6 @@ export function pileTileNode(tile, stairs, size = "150px") {
     "div",
     { class: `tile pile-tile kind-${tile.kind}${tile.gem_icons ? ` gems-${tile.gem_icons.icon}` : ""}`, style: { "--cell": size } },
     wallsSvg(drawn.open_sides, stairs),
-    el("div", { class: "tile-body" }, el("div", { class: "tile-name", text: tile.label }), entryRow(drawn), gemRow(drawn)),
+    el("div", { class: "tile-body" }, el("div", { class: "tile-name", text: tile.label }), entryRow(drawn), gemRow(drawn), marksRow(tile)),
   );
 }

@@ -1,0 +1,110 @@
+// Pictures for the Big Box modules 1 (Curses) and 2 (Treasures): the marks printed on the curse
+// and treasure chambers, an icon per curse card and per treasure tile, and the chips a player's
+// card shows for each. Names come from the server's state (`curse_cards`, `treasures`): the page
+// never shows an id.
+
+import { el } from "./common.js";
+
+const MASK = "M2.5 7 C2.5 4.5 21.5 4.5 21.5 7 C21.5 14.5 17 20.5 12 20.5 C7 20.5 2.5 14.5 2.5 7 Z";
+const KEY = (x, y, s = 1) =>
+  `<g transform="translate(${x} ${y}) scale(${s})" fill="none" stroke="#ffd23f" stroke-width="2.6" stroke-linecap="round">` +
+  '<circle cx="6.5" cy="12" r="4"/><path d="M10.5 12 H22 M18 12 V16.5 M21.5 12 V15"/></g>';
+const TORCH = (x, y, s = 1) =>
+  `<g transform="translate(${x} ${y}) scale(${s})">` +
+  '<path d="M12 1.5 C15.5 5.5 17.5 8 15.6 11.6 C14.4 13.6 9.6 13.6 8.5 11.5 C7 8.8 10 6.5 12 1.5 Z" fill="#ff8c2b"/>' +
+  '<path d="M9.5 13.5 H14.5 L13.2 22.5 H10.8 Z" fill="#b07a3f"/></g>';
+const GEM = (x, y, s = 1) =>
+  `<g transform="translate(${x} ${y}) scale(${s})">` +
+  '<path d="M12 2 L21 10 L12 22 L3 10 Z" fill="#33c5ff" stroke="#c9f1ff" stroke-width="1.2"/></g>';
+
+/** The purple mask printed on a curse chamber (and the ground of every curse card's icon). */
+const PURPLE_MASK =
+  `<path d="${MASK}" fill="#8e44c9" stroke="#e3c4ff" stroke-width="1.2"/>` +
+  '<ellipse cx="8.3" cy="10" rx="2.4" ry="1.7" fill="#1b0a29"/><ellipse cx="15.7" cy="10" rx="2.4" ry="1.7" fill="#1b0a29"/>';
+
+/** The treasure icon printed on a treasure chamber: a chest. */
+const CHEST =
+  '<path d="M3 10 Q3 4 12 4 Q21 4 21 10 Z" fill="#c98a2e" stroke="#ffe3a3" stroke-width="1"/>' +
+  '<rect x="3" y="10" width="18" height="10" rx="1" fill="#a86b1f" stroke="#ffe3a3" stroke-width="1"/>' +
+  '<rect x="10.2" y="8.5" width="3.6" height="4.5" rx="0.6" fill="#ffd23f"/>';
+
+const CURSE_GLYPHS = {
+  // Trap: bars over the mask.
+  trap: '<g stroke="#f0e0ff" stroke-width="1.8"><path d="M7 3 V21 M12 3 V21 M17 3 V21"/></g>',
+  // Silence: a mouth crossed out.
+  silence:
+    '<path d="M8 15.5 Q12 18 16 15.5" stroke="#f0e0ff" stroke-width="1.6" fill="none"/>' +
+    '<path d="M6 19.5 L18 12" stroke="#ff4d4f" stroke-width="2.2" stroke-linecap="round"/>',
+  // Broken die: a die with a crack.
+  broken_die:
+    '<rect x="7" y="11" width="10" height="10" rx="1.8" fill="#f6ecd2"/>' +
+    '<path d="M12 11 L10.5 15 L13 17 L11.5 21" stroke="#8e44c9" stroke-width="1.4" fill="none"/>',
+  // Lost dice: a die falling off an edge.
+  lost_dice:
+    '<rect x="12" y="12" width="8" height="8" rx="1.5" fill="#f6ecd2" transform="rotate(20 16 16)"/>' +
+    '<path d="M3 15 H10 V21" stroke="#f0e0ff" stroke-width="1.6" fill="none"/>',
+  // Mask: a golden mask that frees only one (a "1").
+  mask:
+    '<circle cx="16.5" cy="16.5" r="5" fill="#f5c542" stroke="#1b0a29" stroke-width="0.8"/>' +
+    '<text x="16.5" y="19.3" text-anchor="middle" font-size="8" font-weight="700" fill="#1b0a29">1</text>',
+  // Cursed hand: a hand held on the head.
+  cursed_hand:
+    '<path d="M7 2.5 H17 V6 H7 Z" fill="#f6ecd2"/><path d="M8 2.5 V0.6 M10.5 2.5 V0 M13 2.5 V0 M15.5 2.5 V0.6" stroke="#f6ecd2" stroke-width="1.6" stroke-linecap="round"/>',
+};
+
+const TREASURE_ART = {
+  healing_mask:
+    `<path d="${MASK}" fill="#2fbf71" stroke="#c8ffe0" stroke-width="1"/>` +
+    '<path d="M12 8 V16 M8 12 H16" stroke="#ffffff" stroke-width="2.6" stroke-linecap="round"/>',
+  secret_passage:
+    '<path d="M4 22 V10 Q4 3 12 3 Q20 3 20 10 V22 Z" fill="#3a2a1a" stroke="#e0c48a" stroke-width="1.6"/>' +
+    '<path d="M8 22 V12 Q8 7 12 7 Q16 7 16 12 V22" fill="#0d0a06"/>',
+  double_torch: TORCH(-4, 0, 1) + TORCH(4, 0, 1),
+  teleport:
+    '<path d="M12 3 A9 9 0 1 1 3.5 15" stroke="#b28cff" stroke-width="2.4" fill="none" stroke-linecap="round"/>' +
+    '<path d="M12 7.5 A4.5 4.5 0 1 1 7.6 13" stroke="#e3d4ff" stroke-width="2" fill="none" stroke-linecap="round"/>' +
+    '<circle cx="12" cy="12" r="1.8" fill="#ffffff"/>',
+  double_key: KEY(0, -4.5, 1) + KEY(0, 4.5, 1),
+  extra_gem: GEM(0, 0, 1) + '<path d="M18 3 V9 M15 6 H21" stroke="#ffffff" stroke-width="2" stroke-linecap="round"/>',
+};
+
+function svgIcon(className, label, body) {
+  const span = document.createElement("span");
+  span.innerHTML =
+    `<svg class="icon ${className}" viewBox="0 0 24 24" role="img" aria-label="${label}">` +
+    `<title>${label}</title>${body}</svg>`;
+  return span.firstChild;
+}
+
+/** The purple mask printed on a curse chamber. */
+export function curseMark() {
+  return svgIcon("mark-curse", "purple mask: discovering it draws a curse card", PURPLE_MASK);
+}
+
+/** The treasure icon printed on a treasure chamber. */
+export function treasureMark(lying = false) {
+  const label = lying ? "a treasure tile lies here: roll 2 keys to claim it" : "treasure icon";
+  return svgIcon(`mark-treasure${lying ? " lying" : ""}`, label, CHEST);
+}
+
+/** A curse card's icon: the purple mask with what the curse does drawn over it. */
+export function curseIcon(cardId, name) {
+  return svgIcon(`curse-icon curse-${cardId}`, name, PURPLE_MASK + (CURSE_GLYPHS[cardId] || ""));
+}
+
+/** A treasure tile's icon. */
+export function treasureIcon(treasureId, name) {
+  return svgIcon(`treasure-icon treasure-${treasureId}`, name, TREASURE_ART[treasureId] || CHEST);
+}
+
+/** A tile's module marks (purple mask, treasure icon) as a row, or nothing for a plain tile. */
+export function marksRow(tile) {
+  if (!tile.curse && !tile.treasure) return null;
+  return el(
+    "div",
+    { class: "tile-row tile-marks" },
+    tile.curse ? curseMark() : null,
+    tile.treasure ? treasureMark(Boolean(tile.treasure_lies)) : null,
+    tile.treasure_lies ? el("span", { class: "mark-note", text: "treasure!" }) : null,
+  );
+}
