@@ -42,6 +42,8 @@ class TileDef:
     """A purple mask (module 1): discovering the chamber draws a curse card."""
     treasure: bool = False
     """A treasure icon (module 2): discovering the chamber lays a treasure tile on it."""
+    illusion: bool = False
+    """An illusion chamber (module 3): it vanishes at the end of countdowns 1 and 2."""
 
     @property
     def own_open_sides(self) -> frozenset[str]:
@@ -66,6 +68,8 @@ class TileDef:
             data["curse"] = True
         if self.treasure:
             data["treasure"] = True
+        if self.illusion:
+            data["illusion"] = True
         return data
 
 
@@ -92,12 +96,20 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
             f"{where}: 'enter' must be a list of icons from {', '.join(PAYING_FACES)}"
         )
     gems = _parse_gems(where, data["gems"]) if data.get("gems") is not None else None
-    marks = {mark: data.get(mark, False) for mark in ("curse", "treasure")}
+    marks = {mark: data.get(mark, False) for mark in ("curse", "treasure", "illusion")}
     for mark, value in marks.items():
         if not isinstance(value, bool):
             raise RecordError(f"{where}: '{mark}' must be true or false")
     return TileDef(
-        tile_id, name, kind, frozenset(doors), tuple(enter), gems, marks["curse"], marks["treasure"]
+        tile_id,
+        name,
+        kind,
+        frozenset(doors),
+        tuple(enter),
+        gems,
+        marks["curse"],
+        marks["treasure"],
+        marks["illusion"],
     )
 
 

@@ -147,6 +147,7 @@ class Game:
     MODULE_EVENT_TYPES: ClassVar[dict[str, tuple[str, ...]]] = {
         "curses": ("curse", "lift", "lose_die"),
         "treasures": ("claim", "use"),
+        "illusions": (),
     }
     """Event types a module adds, known only in games that play it."""
 
@@ -911,6 +912,24 @@ class Game:
             else:
                 player.showing = Counter()
                 player.rolled = False
+        if "illusions" in self.setup.modules:
+            self._illusions_vanish(start)
+
+    def _illusions_vanish(self, start: Cell) -> None:
+        """Module 3 (page 13): after the door slams, every illusion chamber leaves the temple
+        for the bottom of the pile, its activated gems to the box (they still count: the depot
+        keeps its count), anyone on it back to the starting chamber. The die such a player
+        loses is the one the door slam took: he did not make it to safety in time."""
+        gone = [placed.cell for placed in self.temple if placed.tile.illusion]
+        for cell in gone:
+            self.temple.remove(cell)
+            for player in self.players.values():
+                if player.inside and player.cell == cell:
+                    player.cell = start
+        self.secret_passages = [
+            (a, b) for a, b in self.secret_passages if a not in gone and b not in gone
+        ]
+        self.treasure_cells = [cell for cell in self.treasure_cells if cell not in gone]
 
     def _collapse(self, event: Mapping[str, Any]) -> None:
         self.outcome = "lost"

@@ -9,7 +9,11 @@ from typing import Any
 from rules.catalog import TileDef, basic_catalog, parse_catalog
 from rules.errors import RecordError
 from rules.finite import TooDeepError, non_finite_path, without_nulls
-from rules.modules import REPLACED_BY_CURSE_TREASURE_CHAMBERS, curse_treasure_chambers
+from rules.modules import (
+    REPLACED_BY_CURSE_TREASURE_CHAMBERS,
+    curse_treasure_chambers,
+    illusion_chambers,
+)
 from rules.vocabulary import PLAYER_ID_PATTERN, SIDES, Cell, neighbour, opposite
 
 DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
@@ -18,7 +22,7 @@ DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
 BASE_DEPOT_BY_PLAYERS = {1: 7, 2: 7, 3: 11, 4: 14, 5: 16, 6: 18}
 """Gems in the depot at the start, by number of players, before the difficulty's extra."""
 
-KNOWN_MODULES: tuple[str, ...] = ("curses", "treasures")
+KNOWN_MODULES: tuple[str, ...] = ("curses", "treasures", "illusions")
 """Module ids this engine can play; the basic game is `[]`."""
 
 SPARE_GEMS = 2
@@ -85,7 +89,8 @@ def starting_temple(
 def setup_catalog(modules: list[str] | tuple[str, ...] = ()) -> dict[str, TileDef]:
     """Return the packaged tiles a game with these modules plays with (before a setup line's
     own `tiles`): with curses or treasures, the 13 curse and treasure chambers replace the 13
-    basic chambers (page 10)."""
+    basic chambers (page 10); with illusions, 6 illusion chambers replace the one-gem chambers
+    among them (page 12)."""
     catalog = dict(basic_catalog())
     unknown = [m for m in modules if m not in KNOWN_MODULES]
     if unknown:
@@ -97,6 +102,11 @@ def setup_catalog(modules: list[str] | tuple[str, ...] = ()) -> dict[str, TileDe
         for tile_id in REPLACED_BY_CURSE_TREASURE_CHAMBERS:
             del catalog[tile_id]
         catalog.update(extra)
+    if "illusions" in modules:
+        replaced, illusions = illusion_chambers(catalog)
+        for tile_id in replaced:
+            del catalog[tile_id]
+        catalog.update(illusions)
     return catalog
 
 

@@ -1,4 +1,5 @@
-"""Big Box modules 1 (Curses) and 2 (Treasures): their cards, tiles and tile sets (pure data)."""
+"""Big Box modules 1 (Curses), 2 (Treasures) and 3 (Illusion chambers): their cards, tiles and
+tile sets (pure data)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, TORCH
 
 CURSES_MODULE = "curses"
 TREASURES_MODULE = "treasures"
+ILLUSIONS_MODULE = "illusions"
 
 
 @dataclass(frozen=True)
@@ -49,10 +51,17 @@ MODULES: Mapping[str, ModuleInfo] = {
             "A chamber with a treasure icon gets a face-down treasure tile; roll 2 keys there "
             "to claim it (healing mask, secret passage, teleport, double key, ...).",
         ),
+        ModuleInfo(
+            ILLUSIONS_MODULE,
+            3,
+            "Illusion chambers",
+            "Six illusion chambers replace the one-gem chambers; they vanish when the door "
+            "slams after countdowns 1 and 2, their gems to the box, anyone inside back to the "
+            "start losing a die.",
+        ),
     )
 }
-"""The modules the dashboard offers at set-up (page 10), by the id the setup line uses. With
-either, the 13 curse and treasure chambers replace the 13 basic chambers."""
+"""The modules the dashboard offers at set-up (pages 10-13), by the id the setup line uses."""
 
 
 @dataclass(frozen=True)
@@ -190,3 +199,30 @@ def curse_treasure_chambers(basic: Mapping[str, TileDef]) -> dict[str, TileDef]:
             treasure=treasure,
         )
     return tiles
+
+
+def illusion_chambers(catalog: Mapping[str, TileDef]) -> tuple[list[str], dict[str, TileDef]]:
+    """Return the one-gem chambers of `catalog` (basic `gem1-*`, or `ct-gem1-*` with curses or
+    treasures) and the 6 illusion chambers that replace them (module 3, page 12). Their doors,
+    entry icons and gems are editable defaults, taken from the chamber each replaces; they show
+    no purple mask (page 12: ignore it) and no treasure icon."""
+    replaced = [
+        tile_id
+        for tile_id, tile in catalog.items()
+        if tile.kind == "chamber" and tile.gems is not None and tile.gems.count == 1
+    ]
+    tiles: dict[str, TileDef] = {}
+    for index, tile_id in enumerate(replaced, start=1):
+        base = catalog[tile_id]
+        icon = base.gems.icon if base.gems is not None else "key"
+        new_id = f"illusion-{index}"
+        tiles[new_id] = TileDef(
+            new_id,
+            f"Illusion chamber ({icon}s) {index}",
+            "chamber",
+            base.doors,
+            base.enter,
+            base.gems,
+            illusion=True,
+        )
+    return replaced, tiles

@@ -22,6 +22,8 @@ def chamber_label(tile: TileDef) -> str:
         return "Start"
     if tile.kind == "exit":
         return "Exit"
+    if tile.illusion:
+        return "Illusion chamber"
     if tile.gems is not None:
         return "Gem chamber" if tile.gems.count > 1 else "One-gem chamber"
     return "Chamber"
@@ -186,9 +188,10 @@ def _tile_words(game: Game, tile_id: Any) -> str:
         if shown
     )
     marked = f" with {marks}" if marks else ""
+    article = "an" if tile.illusion else "a"  # "a One-gem chamber", "an Illusion chamber"
     if tile.gems is not None:
-        return f"a {chamber_label(tile)} ({tile.gems.icon}s){marked}"
-    return f"a {chamber_label(tile)}{marked}"
+        return f"{article} {chamber_label(tile)} ({tile.gems.icon}s){marked}"
+    return f"{article} {chamber_label(tile)}{marked}"
 
 
 def curse_name(card_id: Any) -> str:
@@ -298,6 +301,8 @@ def tell_event(event: Any, game: Game, lines: Mapping[int, Any] | None = None) -
         return f"Fix of #{target}: {tell_event(event.get('event'), game)}"
     if kind in ("turn_of_fate", "countdown_start", "countdown_end", "collapse"):
         text = describe_event(event)
+        if kind == "countdown_end" and "illusions" in game.setup.modules:
+            text += " and the illusion chambers vanish"
         return text[0].upper() + text[1:]
     return f"unknown event {kind!r}"
 

@@ -71,6 +71,13 @@ class Temple:
         self._placed_ids.add(tile.tile_id)
         return placed
 
+    def remove(self, cell: Cell) -> PlacedTile:
+        """Take the chamber at `cell` out of the temple (an illusion chamber vanishing); its
+        tile may be discovered again."""
+        placed = self._by_cell.pop(cell)
+        self._placed_ids.discard(placed.tile.tile_id)
+        return placed
+
     def connected(self, a: Cell, b: Cell) -> bool:
         """Tell whether chambers at `a` and `b` are neighbours with open doors facing each other."""
         first, second = self.at(a), self.at(b)

@@ -154,12 +154,15 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
 
 
 def _marks(tile: TileDef) -> dict[str, Any]:
-    """A tile's module marks (a purple mask, a treasure icon), only where it shows one."""
+    """A tile's module marks (a purple mask, a treasure icon, an illusion), only where it
+    shows one."""
     marks: dict[str, Any] = {}
     if tile.curse:
         marks["curse"] = True
     if tile.treasure:
         marks["treasure"] = True
+    if tile.illusion:
+        marks["illusion"] = True
     return marks
 
 

@@ -203,10 +203,11 @@ function showCountdownAlert(status, phase, state) {
     return;
   }
   const who = phase.countdown === 3 ? stillInside(state.game) : mustRunBack(state, phase.countdown);
-  const key = `${phase.countdown}:${who.join(",")}`;
+  const fading = phase.countdown === 3 ? null : illusionWarning(state.game);
+  const key = `${phase.countdown}:${who.join(",")}:${fading ? fading.textContent : ""}`;
   if (key !== alertKey) {
     alertKey = key;
-    fill(box, countdownHeadline(phase.countdown), countdownWho(phase.countdown, who));
+    fill(box, countdownHeadline(phase.countdown), countdownWho(phase.countdown, who), fading);
     markMustRun(phase.countdown === 3 ? [] : who);
   }
   setText(box.querySelector(".time-left"), `${formatClock(Math.ceil(phase.secondsLeftInCountdown))} left`);
@@ -221,6 +222,18 @@ function countdownHeadline(n) {
     el("span", {}, `COUNTDOWN ${n} — ${what}`),
     el("span", { class: "time-left", dataset: { testid: "countdown-left" } }),
   );
+}
+
+/** Module 3: the illusion chambers that vanish at this door slam, and who is still on one. */
+function illusionWarning(game) {
+  if (!game.setup.modules.includes("illusions")) return null;
+  const tiles = game.temple.filter((tile) => tile.illusion);
+  if (tiles.length === 0) return null;
+  const on = tiles.flatMap((tile) => tile.players);
+  const text = on.length
+    ? `Illusion chambers vanish at the slam: ${on.map((pid) => playerStyle(pid).name).join(", ")} on one!`
+    : `${tiles.length} illusion chamber${tiles.length === 1 ? "" : "s"} vanish at the slam`;
+  return el("div", { class: "who illusion-warning", dataset: { testid: "illusion-warning" } }, text);
 }
 
 function countdownWho(n, who) {
@@ -541,6 +554,7 @@ function cellSize(cols, rows) {
 function tileNode(tile, game) {
   const classes = ["tile", `kind-${tile.kind}`];
   if (tile.gem_icons) classes.push(`gems-${tile.gem_icons.icon}`);
+  if (tile.illusion) classes.push("illusion");
   const name = tile.label || tile.name;
   return el(
     "div",

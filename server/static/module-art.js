@@ -1,5 +1,5 @@
-// Pictures for the Big Box modules 1 (Curses) and 2 (Treasures): the marks printed on the curse
-// and treasure chambers, an icon per curse card and per treasure tile, and the chips a player's
+// Pictures for the Big Box modules 1 (Curses), 2 (Treasures) and 3 (Illusion chambers): the
+// marks printed on the curse, treasure and illusion chambers, an icon per curse card and per treasure tile, and the chips a player's
 // card shows for each. Names come from the server's state (`curse_cards`, `treasures`): the page
 // never shows an id.
 
@@ -97,12 +97,23 @@ export function treasureIcon(treasureId, name) {
   return svgIcon(`treasure-icon treasure-${treasureId}`, name, TREASURE_ART[treasureId] || CHEST);
 }
 
-/** A tile's module marks (purple mask, treasure icon) as a row, or nothing for a plain tile. */
+/** An illusion chamber's mark (module 3): a fading chamber. */
+export function illusionMark() {
+  return svgIcon(
+    "mark-illusion",
+    "illusion chamber: it vanishes when the door slams after countdowns 1 and 2",
+    '<path d="M4 21 V9 Q4 3 12 3 Q20 3 20 9 V21 L17 18.5 L14.5 21 L12 18.5 L9.5 21 L7 18.5 Z" fill="#cfd8ff" fill-opacity="0.75"/>' +
+      '<circle cx="9" cy="10" r="1.6" fill="#1a1f3a"/><circle cx="15" cy="10" r="1.6" fill="#1a1f3a"/>',
+  );
+}
+
+/** A tile's module marks (purple mask, treasure icon, illusion) as a row, or nothing. */
 export function marksRow(tile) {
-  if (!tile.curse && !tile.treasure) return null;
+  if (!tile.curse && !tile.treasure && !tile.illusion) return null;
   return el(
     "div",
     { class: "tile-row tile-marks" },
+    tile.illusion ? illusionMark() : null,
     tile.curse ? curseMark() : null,
     tile.treasure ? treasureMark(Boolean(tile.treasure_lies)) : null,
     tile.treasure_lies ? el("span", { class: "mark-note", text: "treasure!" }) : null,

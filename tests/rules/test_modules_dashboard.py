@@ -73,7 +73,11 @@ def test_open_actions_say_what_they_cost_so_a_double_key_can_stand_in():
 
 
 def test_every_module_has_a_number_name_and_description():
-    assert [(m.number, m.name) for m in MODULES.values()] == [(1, "Curses"), (2, "Treasures")]
+    assert [(m.number, m.name) for m in MODULES.values()] == [
+        (1, "Curses"),
+        (2, "Treasures"),
+        (3, "Illusion chambers"),
+    ]
     assert all(len(m.summary) > 40 for m in MODULES.values())
 
 

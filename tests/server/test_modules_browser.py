@@ -66,6 +66,7 @@ def test_the_api_lists_the_modules_and_a_basic_game_shows_none(server):
     assert [(m["id"], m["name"]) for m in modules] == [
         ("curses", "Curses"),
         ("treasures", "Treasures"),
+        ("illusions", "Illusion chambers"),
     ]
     draw = server.get("/api/starting-temple?modules=curses")
     ids = [t["id"] for t in draw["candidates"]]
@@ -88,11 +89,13 @@ def test_curses_and_treasures_from_set_up_to_lifting_and_using_on_a_phone(chromi
         curses = page.get_by_test_id("module-curses")
         expect(page.get_by_test_id("module-choices")).to_contain_text("lift it")
         curses.check()
-        page.get_by_test_id("module-treasures").check()
+        with page.expect_response(lambda r: "modules=curses%2Ctreasures" in r.url):
+            page.get_by_test_id("module-treasures").check()  # the temple is drawn again
         page.wait_for_function(
             "() => [...document.querySelectorAll('[data-testid=start-choice-W] option')]"
             ".some(o => o.value.startsWith('ct-'))"
         )
+        page.wait_for_load_state("networkidle")
         expect(page.get_by_test_id("setup-summary")).to_contain_text("Curses + Treasures")
         drawn = [
             page.get_by_test_id(f"start-tile-{side}").get_attribute("data-tile") for side in "WE"
