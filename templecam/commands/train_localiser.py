@@ -43,6 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--eval-every", type=int, default=400, metavar="STEPS", help="default: %(default)s"
     )
+    group.add_argument(
+        "--lr-drops",
+        type=int,
+        default=3,
+        help="stop when the learning rate has dropped this often with no gain since; it drops "
+        "after --patience validations without a gain (default: 3 and 3)",
+    )
     group.add_argument("--patch", type=int, default=256, help="patch side in px (default: 256)")
     group.add_argument("--width", type=int, default=16, help="network width (default: 16)")
 
@@ -78,8 +85,9 @@ def run_localiser(args: argparse.Namespace, data: list[str]) -> int:
         if not path.is_dir():
             raise UserError(f"--data {entry}: no such folder; give a `templecam synth` dataset")
         folders.append(path)
-    if args.minutes <= 0 or args.eval_every < 1:
-        raise UserError("--minutes and --eval-every must be positive")
+    patience = 3 if args.patience is None else args.patience
+    if args.minutes <= 0 or args.eval_every < 1 or patience < 1 or args.lr_drops < 0:
+        raise UserError("--minutes, --eval-every and --patience must be positive")
     config = LocaliserConfig(
         data=tuple(folders),
         out=Path(args.out).expanduser(),
@@ -88,6 +96,8 @@ def run_localiser(args: argparse.Namespace, data: list[str]) -> int:
         patch=args.patch,
         batch=args.batch or 16,
         eval_every=args.eval_every,
+        patience=patience,
+        lr_drops=args.lr_drops,
         max_minutes=args.minutes,
         seed=args.seed,
         command="templecam " + shlex.join(sys.argv[1:]),
