@@ -70,8 +70,34 @@ def as_input(batch: torch.Tensor) -> torch.Tensor:
     return batch.float().div_(255.0)
 
 
+_TO_YIQ = torch.tensor([[0.299, 0.587, 0.114], [0.596, -0.274, -0.322], [0.211, -0.523, 0.312]])
+_FROM_YIQ = torch.linalg.inv(_TO_YIQ)
+HUE_DEGREES = 20.0
+"""Largest hue turn of the colour augmentation (half the crops)."""
+
+
+def colour_matrices(n: int, generator: torch.Generator) -> torch.Tensor:
+    """Return per-crop RGB transforms (n, 3, 3): a hue turn, a saturation and a brightness change.
+
+    Half the crops turn hue by up to `HUE_DEGREES` (the wood and the paint together, so that
+    shape, not the exact colour, tells the faces apart); saturation 0.7-1.3, brightness +-12 %.
+    """
+    turn = (torch.rand(n, generator=generator) * 2 - 1) * HUE_DEGREES
+    turn = turn * (torch.rand(n, generator=generator) < 0.5)
+    angle = torch.deg2rad(turn)
+    saturation = 0.7 + 0.6 * torch.rand(n, generator=generator)
+    brightness = 1 + 0.12 * (torch.rand(n, generator=generator) * 2 - 1)
+    yiq = torch.zeros(n, 3, 3)
+    yiq[:, 0, 0] = 1.0
+    yiq[:, 1, 1] = torch.cos(angle) * saturation
+    yiq[:, 1, 2] = -torch.sin(angle) * saturation
+    yiq[:, 2, 1] = torch.sin(angle) * saturation
+    yiq[:, 2, 2] = torch.cos(angle) * saturation
+    return brightness[:, None, None] * (_FROM_YIQ @ yiq @ _TO_YIQ)
+
+
 def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Turn each crop by a random quarter turn and change its exposure and colour a little."""
+    """Turn each crop by a random quarter turn and change its colour (`colour_matrices`)."""
     n = batch.shape[0]
     turns = torch.randint(0, 4, (n,), generator=generator)
     out = batch.clone()
@@ -79,9 +105,9 @@ def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
         pick = turns == k
         if pick.any():
             out[pick] = torch.rot90(batch[pick], k, dims=(2, 3))
-    gain = 1 + 0.12 * (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1)
     tint = 1 + 0.05 * (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1)
-    return (out * gain * tint).clamp_(0.0, 1.0)
+    mixed = torch.einsum("nij,njhw->nihw", colour_matrices(n, generator), out)
+    return (mixed * tint).clamp_(0.0, 1.0)
 
 
 def soft_targets(labels: torch.Tensor, classes: int, smoothing: float) -> torch.Tensor:

@@ -38,7 +38,7 @@ CHECKPOINT_FORMAT = "templecam-faces-checkpoint/1"
 class FitConfig:
     """How `fit` trains."""
 
-    epochs: int = 16
+    epochs: int = 12
     batch: int = 128
     lr: float = 0.004
     """Peak learning rate from scratch (fine-tuning: `lr * finetune_lr`)."""
@@ -208,7 +208,7 @@ def fit(
             state.stopped = f"plateau: no gain over {config.patience} epochs"
             break
         model.train()
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
         order = torch.randperm(len(labels), generator=generator)
         total, seen = 0.0, 0
         for step in range(per_epoch):
@@ -229,6 +229,7 @@ def fit(
             "train_loss": total / max(seen, 1),
             "lr": optimizer.param_groups[0]["lr"],
             "seconds": time.monotonic() - started,
+            "cpu_seconds": round(time.process_time() - cpu, 1),
         }
         row = _validate(model, val, epoch, train_row)
         row["elapsed"] = round(time.monotonic() - started_run, 1)

@@ -90,6 +90,13 @@ def speed(reader: FaceReader, crops: CropSet, count: int = 25, repeats: int = 30
     return round(float(np.median(times)), 2)
 
 
+_LEGEND = {
+    "val": "val: training look",
+    "held_out": "held-out look",
+    "data_val": "val crops of --data frames",
+}
+
+
 def plot_curves(history: list[dict[str, Any]], path: Path, title: str) -> Path:
     """Draw training loss and validation loss and accuracy per epoch into a PNG."""
     import matplotlib
@@ -101,11 +108,13 @@ def plot_curves(history: list[dict[str, Any]], path: Path, title: str) -> Path:
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), dpi=90)
     trained = [(r["epoch"], r["train_loss"]) for r in history if r.get("train_loss") is not None]
     if trained:
-        left.plot(*zip(*trained, strict=True), "o-", label="train (augmented)")
-    for key in sorted(k for k in history[-1] if k.endswith("_loss") and k != "train_loss"):
-        left.plot(epochs, [r.get(key) for r in history], "o-", label=key.removesuffix("_loss"))
-        name = key.removesuffix("_loss")
-        right.plot(epochs, [r.get(f"{name}_accuracy") for r in history], "o-", label=name)
+        left.plot(*zip(*trained, strict=True), "o-", color="grey", label="train (augmented)")
+    names = [k.removesuffix("_loss") for k in history[-1] if k.endswith("_loss")]
+    for k, name in enumerate(n for n in names if n != "train"):
+        colour, label = f"C{k}", _LEGEND.get(name, name)
+        left.plot(epochs, [r.get(f"{name}_loss") for r in history], "o-", color=colour, label=label)
+        accuracy = [r.get(f"{name}_accuracy") for r in history]
+        right.plot(epochs, accuracy, "o-", color=colour, label=label)
     left.set(xlabel="epoch", ylabel="loss (cross-entropy)", title="loss")
     right.set(xlabel="epoch", ylabel="top-1 on readable crops", title="validation accuracy")
     low = min(min(r.get(k, 1) for k in r if k.endswith("_accuracy")) for r in history)

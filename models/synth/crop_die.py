@@ -121,6 +121,19 @@ def lying_die(face: str, centre: np.ndarray, tilt: float, rng: np.random.Generat
     return Die(0, "rest", np.asarray(centre, dtype=np.float64), rotation, (0.8, 0.6, 0.4), 0)
 
 
+def top_share(camera: Camera, die: Die, size: float) -> float:
+    """Return the top face's image area over the largest other face's (inf when none shows)."""
+    quads = face_quads(die, size)
+    normals = DIE_NORMALS @ die.rotation.T
+    facing = np.einsum("ij,ij->i", normals, camera.centre - quads.mean(axis=1)) > 0
+    pixels = camera.project(quads.reshape(-1, 3)).reshape(6, 4, 2)
+    x, y = pixels[..., 0], pixels[..., 1]
+    area = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    top = int(np.argmax(normals[:, 2]))
+    others = [area[k] for k in np.flatnonzero(facing) if k != top]
+    return float(area[top] / max(others)) if others and max(others) > 0 else math.inf
+
+
 def draw_painted_die(
     canvas: Canvas,
     camera: Camera,

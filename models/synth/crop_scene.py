@@ -75,9 +75,11 @@ def patch_view(rng: np.random.Generator) -> PatchView:
     size = math.ceil(PATCH_DICE * die_px)
     hfov = math.radians(rng.uniform(55, 80))
     focal = FRAME[0] / 2 / math.tan(hfov / 2)
-    du = rng.uniform(-0.48, 0.48) * FRAME[0]
-    dv = rng.uniform(-0.48, 0.48) * FRAME[1]
-    pitch, roll = rng.normal(0, 5, 2).clip(-14, 14)
+    # How far off the optical axis the spot lies: dice near a wide frame's edge show their sides.
+    off = math.radians(rng.uniform(0, 32) if rng.random() < 0.85 else rng.uniform(32, 40))
+    heading = rng.uniform(0, 2 * math.pi)
+    du, dv = focal * math.tan(off) * math.cos(heading), focal * math.tan(off) * math.sin(heading)
+    pitch, roll = rng.normal(0, 3, 2).clip(-8, 8)
     rotation = (
         axis_angle(np.array([1.0, 0, 0]), math.radians(pitch))
         @ axis_angle(np.array([0, 1.0, 0]), math.radians(roll))
@@ -136,10 +138,15 @@ def icon_spots(tile: TileDef) -> list[tuple[float, float]]:
 
 
 def draw_tile(
-    canvas: Canvas, view: PatchView, rng: np.random.Generator, on_icon: bool, obj_id: int
+    canvas: Canvas,
+    view: PatchView,
+    rng: np.random.Generator,
+    on_icon: bool,
+    obj_id: int,
+    depot: bool = False,
 ) -> str:
-    """Draw a chamber tile (or a tile back, or the depot) under the patch centre; name it."""
-    roll = rng.random()
+    """Draw a chamber tile (or a tile back, or the gem depot) under the patch centre; name it."""
+    roll = 1.0 if depot else rng.random()
     if on_icon or roll < 0.75:
         tile = _tiles()[int(rng.integers(len(_tiles())))]
         spots = icon_spots(tile)
@@ -222,6 +229,25 @@ def fingertip(hand: Hand) -> np.ndarray:
     """Return the tip of the hand's longest finger in its own frame (mm, wrist at the origin)."""
     length = {"flat": 72.0, "cupped": 34.0, "pointing": 74.0}[hand.pose]
     return np.array([76.0 + length, 9.0]) * hand.scale
+
+
+def overcast(canvas: Canvas, rng: np.random.Generator) -> None:
+    """Shade part or all of the patch, as an arm or a head out of view does."""
+    size = canvas.size[0]
+    angle = rng.uniform(0, 2 * math.pi)
+    edge = rng.uniform(-0.6, 0.4) * size
+    normal = np.array([math.cos(angle), math.sin(angle)])
+    along = np.array([-normal[1], normal[0]]) * size * 2
+    start = np.array([size / 2, size / 2]) + normal * edge
+    polygon = np.array(
+        [
+            start - along,
+            start + along,
+            start + along + normal * size * 3,
+            start - along + normal * size * 3,
+        ]
+    )
+    cast_shadows(canvas, [polygon], float(rng.uniform(0.3, 0.75)), size * rng.uniform(0.05, 0.3))
 
 
 def cast_shadows(

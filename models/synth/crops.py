@@ -8,8 +8,9 @@ hands, figures, tile backs, clutter, bare table, the gap between two dice, a die
 localiser box around the object is jittered (centre up to 15 % of its side, size +-20 %) and the
 crop is cut from the patch exactly as `vision.face_reader` cuts it from a frame, then turned by
 a random quarter turn. A die whose face cannot be read (tipped over 30 degrees, smeared, mostly
-hidden) is labelled `UNKNOWN`: the trainer teaches an even share over the five faces for it.
-Crop `index` of a seed depends on nothing else, so any worker can draw any crop.
+hidden, or showing a side nearly as large as its top) is labelled `UNKNOWN`: the trainer
+teaches an even share over the five faces for it. Crop `index` of a seed depends on nothing
+else, so any worker can draw any crop.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from models.synth.canvas import Canvas
-from models.synth.crop_die import DiePaint, draw_painted_die, lying_die
+from models.synth.crop_die import DiePaint, draw_painted_die, lying_die, top_share
 from models.synth.crop_effects import apply_crop_effects
 from models.synth.crop_look import LIGHTS, PRINTS, WOODS, Look, jitter_colour
 from models.synth.crop_scene import (
@@ -33,6 +34,7 @@ from models.synth.crop_scene import (
     draw_clutter,
     draw_tile,
     fingertip,
+    overcast,
     patch_view,
     place_hand,
     random_hand,
@@ -50,6 +52,9 @@ LABELS: tuple[str, ...] = (*FACES, NOT_DIE)
 """The classes a crop is labelled with (besides `UNKNOWN`)."""
 READABLE = 0.6
 """A die is read only when at least this share of it is in view (the frame renderer's rule)."""
+TOP_SHARE = 1.5
+"""A die is read only when its top face shows at least this many times any other face's area
+in the image (a die tipped toward the camera, or far off its axis, shows a side as much)."""
 NEGATIVE_IOU = 0.3
 """A not_die box overlaps every die less than this."""
 SHIFT, ZOOM = 0.15, 0.2
@@ -61,7 +66,7 @@ KINDS: dict[str, float] = {
     "unknown": 0.05,
     "tile_icon": 0.08,
     "tile": 0.03,
-    "gem": 0.05,
+    "gem": 0.06,
     "hand": 0.04,
     "figure": 0.025,
     "table": 0.025,
@@ -283,7 +288,7 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
     if how == "tilt":
         tilt = rng.uniform(32, 58)
     elif rng.random() < 0.3:
-        tilt = rng.uniform(3, 20)
+        tilt = rng.uniform(3, 15)
     elif rng.random() < 0.6:
         tilt = rng.uniform(0, 3)
     centre = patch.view.target
@@ -291,7 +296,7 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
     count = int(rng.choice(4, p=[0.4, 0.3, 0.18, 0.12]))
     others = _neighbours(patch, centre, count)
     gems = []
-    if rng.random() < 0.08:
+    if rng.random() < 0.12:
         angle = rng.uniform(0, 2 * math.pi)
         gems.append(
             _gem(patch, centre + DIE_MM * 1.3 * np.array([math.cos(angle), math.sin(angle)]))
@@ -317,8 +322,9 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
     full = patch.canvas.drawn[obj].full
     seen = patch.canvas.visible(obj)[0] / max(full, 1)
     info.update(face=face, tilt=round(tilt, 1), motion=round(motion, 1), seen=round(seen, 2))
-    info.update(swapped=patch.paint.swapped, neighbours=len(others))
-    readable = how == "read" and seen >= READABLE and box is not None
+    share = top_share(patch.view.camera, target[1], DIE_MM)
+    info.update(swapped=patch.paint.swapped, neighbours=len(others), top_share=round(share, 2))
+    readable = how == "read" and seen >= READABLE and share >= TOP_SHARE and box is not None
     if box is None:
         box = np.array([0, 0, patch.view.size, patch.view.size], dtype=np.float64)
     return box, face if readable else UNKNOWN
@@ -331,13 +337,19 @@ def _negative_scene(patch: _Patch, kind: str, info: dict[str, Any]) -> None:
     dice: list[tuple[int, Die, DiePaint]] = []
     gems: list[tuple[int, Gem]] = []
     extra: list[Callable[[], None]] = []
-    if kind in ("tile_icon", "tile") or (kind in ("gem", "figure") and rng.random() < 0.4):
+    if kind in ("tile_icon", "tile") or (kind == "figure" and rng.random() < 0.4):
         info["under"] = draw_tile(
             patch.canvas, patch.view, rng, kind == "tile_icon", patch.new_id()
         )
     if kind == "clutter":
         info["under"] = draw_clutter(patch.canvas, patch.view, rng, patch.new_id())
-    if kind == "gem":
+    if kind == "gem" and rng.random() < 0.35:  # the depot: many gems on dark stone
+        info["under"] = draw_tile(patch.canvas, patch.view, rng, False, patch.new_id(), True)
+        for _ in range(int(rng.integers(3, 11))):
+            gems.append(_gem(patch, centre + rng.normal(0, 0.9, 2) * GEM_MM, 2.0))
+    elif kind == "gem":
+        if rng.random() < 0.4:
+            info["under"] = draw_tile(patch.canvas, patch.view, rng, False, patch.new_id())
         for _ in range(int(rng.choice([1, 2, 3], p=[0.6, 0.25, 0.15]))):
             gems.append(_gem(patch, centre + rng.normal(0, 0.35, 2) * GEM_MM, 2.0))
     elif kind == "between":
@@ -440,6 +452,9 @@ def render_crop(
             info["iou"] = round(float(box_iou(box[None], np.array(dice)).max()), 3) if dice else 0.0
             if info["iou"] >= NEGATIVE_IOU:
                 continue
+        if rng.random() < 0.12:
+            overcast(patch.canvas, rng)
+            info["overcast"] = True
         bgr, effects = apply_crop_effects(patch.canvas.rgb, rng, LIGHTS[patch.light_family])
         info.update(effects)
         if rng.random() < 0.03:

@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="train the die-face reader on rendered crops instead of the detector",
     )
     group.add_argument(
-        "--crops", type=_count, metavar="N", help="rendered training crops (default: 40000)"
+        "--crops", type=_count, metavar="N", help="rendered training crops (default: 30000)"
     )
     group.add_argument(
         "--val-crops",
@@ -139,7 +139,7 @@ def config_from_args(args: argparse.Namespace) -> FacesConfig:
             f"--hard-negatives {choice}: no detector model there; give an .onnx or 'none'"
         )
     fit = FitConfig(
-        epochs=16 if args.epochs is None else args.epochs,
+        epochs=12 if args.epochs is None else args.epochs,
         batch=128 if args.batch is None else args.batch,
         patience=3 if args.patience is None else args.patience,
         threads=args.threads,
@@ -147,7 +147,7 @@ def config_from_args(args: argparse.Namespace) -> FacesConfig:
     )
     config = FacesConfig(
         out=out,
-        crops=40000 if args.crops is None else args.crops,
+        crops=30000 if args.crops is None else args.crops,
         val_crops=3000 if args.val_crops is None else args.val_crops,
         look=look,
         imgsz=imgsz,

@@ -56,12 +56,12 @@ def _scene(frames: Path, split: str = "train") -> dict:
 
 @pytest.fixture(scope="module")
 def tiny(frames: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    """Eight epochs on 600 rendered crops of one look at 32 px; return DIR and its metrics."""
+    """Eight epochs on 300 rendered crops of one look at 32 px; return DIR and its metrics."""
     out = tmp_path_factory.mktemp("faces")
     config = FacesConfig(
         out=out,
-        crops=600,
-        val_crops=200,
+        crops=300,
+        val_crops=120,
         look=EASY,
         imgsz=IMGSZ,
         frames=(frames,),
@@ -76,9 +76,10 @@ def test_a_tiny_run_learns(tiny: tuple[Path, dict]) -> None:
     history = metrics["history"]
     assert [r["epoch"] for r in history] == list(range(1, 9))
     assert history[-1]["train_loss"] < 0.8 * history[0]["train_loss"]
-    majority = max(metrics["crops"]["val"][n] for n in LABELS) / 200
+    counts = metrics["crops"]["val"]
+    majority = max(counts[n] for n in LABELS) / (120 - counts["unreadable_die"])
     best = max(r["val_accuracy"] for r in history)
-    assert best > majority + 0.15, (best, majority)
+    assert best > majority + 0.1, (best, majority)  # more than always saying the commonest
     assert metrics["epochs"]["best"] == max(
         range(1, 9), key=lambda e: (history[e - 1]["val_accuracy"], -e)
     )
