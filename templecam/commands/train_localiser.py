@@ -99,6 +99,7 @@ def run_localiser(args: argparse.Namespace, data: list[str]) -> int:
         patience=patience,
         lr_drops=args.lr_drops,
         max_minutes=args.minutes,
+        threads=args.threads,
         seed=args.seed,
         command="templecam " + shlex.join(sys.argv[1:]),
     )
