@@ -3,10 +3,13 @@
 The detector finds dice 25-35 px across but often names the wrong face, and sees dice in tile art
 or gems. `FaceReader` cuts a square around each box from the full frame (`CROP_SCALE` times the
 box's longer side, centred on it, grey beyond the frame's edges), resizes it to the classifier's
-input and reads one of the five faces, `unreadable` or `not_die`. `reread_dice` applies it to a
+input and reads one of the five faces or `not_die` (an older reader also `unreadable`; the
+shipped one has no such class: a die whose face cannot be read spreads its share over the five
+faces, and voting over settled frames waits for it). `reread_dice` applies it to a
 detector's output: overlapping dice merge into one, each is renamed to the face read, and the ones
 the classifier is sure are no die are dropped. The crops made here are the ones the classifier is
-trained on (`models.faces`), so training and run time see the same pixels.
+trained on (`models.synth.crops` cuts its rendered crops with these functions, `models.faces`
+trains on them), so training and run time see the same pixels.
 """
 
 from __future__ import annotations
