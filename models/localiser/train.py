@@ -382,5 +382,8 @@ def finish(
         "onnx_int8": "localiser-int8.onnx" if calibration else None,
     }
     card["config"]["data"] = [str(p) for p in config.data]
-    write_atomically(config.out / "card.json", json.dumps(card, indent=1).encode())
+    for row in card["history"]:  # runs of an earlier version wrote NaN for "no loss yet"
+        row.update({k: None for k, v in row.items() if isinstance(v, float) and v != v})
+    text = json.dumps(card, indent=1, allow_nan=False)
+    write_atomically(config.out / "card.json", text.encode())
     return card
