@@ -103,7 +103,7 @@ def tiny_run(synth_data, tmp_path_factory):
         eval_every=15,
         patience=1,
         lr_drops=1,
-        max_minutes=0.01,
+        max_minutes=1e-4,  # the budget ends the run at its first validation
         val_frames=2,
     )
     lines: list[str] = []
@@ -157,7 +157,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tiny_run):
 
     config, card, _ = tiny_run
     lines: list[str] = []
-    again = train_localiser(replace(config, max_minutes=0.01), lines.append)
+    again = train_localiser(replace(config, max_minutes=1e-4), lines.append)
     assert any(line.startswith("resuming") and "step 15" in line for line in lines)
     assert again["history"][: len(card["history"])] == card["history"]
     assert again["history"][-1]["step"] == 30
