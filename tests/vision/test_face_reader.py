@@ -24,6 +24,7 @@ from vision.face_reader import (
     DIE_CLASSES,
     NOT_DIE,
     PAD_VALUE,
+    UNREADABLE,
     FaceModelError,
     FaceReader,
     crop_square,
@@ -150,7 +151,7 @@ def _others(scene):
 
 @needs_shipped
 def test_the_shipped_reader_reads_the_faces_of_a_rendered_frame(frame, reader):
-    assert set(reader.names) == set(CLASSES) and reader.imgsz > 0
+    assert {*FACES, NOT_DIE} <= set(reader.names) <= set(CLASSES) and reader.imgsz > 0
     dice = _dice(frame.scene)
     assert {d["label"] for d in dice} == set(FACES)
     labels, conf = reader.read(frame.image, np.array([d["box"] for d in dice], float))
@@ -174,7 +175,7 @@ def test_reading_is_batched_and_the_same_box_by_box(frame, reader):
     boxes = np.array([d["box"] for d in frame.scene["dice"] if d["box"]], float)
     together = reader.probabilities(frame.image, boxes)
     alone = np.concatenate([reader.probabilities(frame.image, b[None]) for b in boxes])
-    assert together.shape == (len(boxes), len(CLASSES))
+    assert together.shape == (len(boxes), len(reader.names))
     np.testing.assert_allclose(together, alone, atol=1e-5)
     np.testing.assert_allclose(together.sum(axis=1), 1.0, atol=1e-4)
     assert reader.read(frame.image, np.zeros((0, 4)))[0] == []
@@ -248,9 +249,15 @@ def test_unreadable_dice_stay_dice(frame, reader):
     boxes = np.array([d["box"] for d in dice], float)
     dets = Detections(boxes, np.full(len(dice), 0.7), np.zeros(len(dice), int), NAMES)
     out = reread_dice(dets, frame.image, reader)
-    # Most unreadable dice are read as such; none of them is taken for a missing die.
-    assert out.names.count("die_unreadable") >= 0.7 * len(dice)
+    # None of them is taken for a missing die.
     assert len(out) >= len(dice) - 1
+    if UNREADABLE in reader.names:  # a reader with a class of its own for them names most so
+        assert out.names.count("die_unreadable") >= 0.7 * len(dice)
+    else:  # else it names some face, less surely than it names the faces of dice at rest
+        _, unsure = reader.read(frame.image, boxes)
+        rest = np.array([d["box"] for d in _dice(frame.scene, at_rest=True)], float)
+        _, sure = reader.read(frame.image, rest)
+        assert unsure.mean() < sure.mean()
 
 
 @needs_shipped
