@@ -297,7 +297,7 @@ class Detector:
 
     def detect(self, image_bgr: np.ndarray, conf: float | None = None) -> Detections:
         """Detect objects in a BGR frame; boxes in its pixels, most confident first."""
-        image = _as_bgr(image_bgr)
+        image = as_bgr(image_bgr)
         height, width = image.shape[:2]
         conf = self.settings.conf if conf is None else conf
         # Die-like candidates go lower when a face reader rescores them.
@@ -332,7 +332,7 @@ class Detector:
         return found[(found.confidence >= conf) | np.isin(found.class_id, self._die_ids)]
 
 
-def _as_bgr(image: np.ndarray) -> np.ndarray:
+def as_bgr(image: np.ndarray) -> np.ndarray:
     """Return a 3-channel uint8 BGR view of a grey, BGR or BGRA image."""
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
         raise ValueError("detect() needs an image: a (height, width[, channels]) numpy array")

@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.classes import DETECTION_NAMES, DIE_UNREADABLE
 from vision.detections import Detections
+from vision.detector import as_bgr
 from vision.face_reader import FaceModelError, FaceReader, default_faces_path, reread_dice
 from vision.localiser_decode import decode
 from vision.onnx_model import ModelError, default_threads, open_session
@@ -187,7 +188,7 @@ class Localiser:
 
     def locate(self, image_bgr: np.ndarray, conf: float | None = None) -> Detections:
         """Return the localiser's own boxes (dice as `die_unreadable`), before the face reader."""
-        image = _as_bgr(image_bgr)
+        image = as_bgr(image_bgr)
         conf = self.settings.conf if conf is None else conf
         heat, box = self.session.run(None, {self.info.input_name: self.input_for(image)})
         xyxy, score, cls = decode(
@@ -198,7 +199,7 @@ class Localiser:
 
     def detect(self, image_bgr: np.ndarray, conf: float | None = None) -> Detections:
         """Find everything in a BGR frame (or window); dice named by the face reader."""
-        image = _as_bgr(image_bgr)
+        image = as_bgr(image_bgr)
         conf = self.settings.conf if conf is None else conf
         low = conf if self.faces is None else min(conf, self.faces.candidate_conf * 2)
         found = self.locate(image, max(low, LOWEST_CONF))
@@ -207,16 +208,3 @@ class Localiser:
         else:
             found = found.above(conf)
         return found.sorted()[: self.settings.max_det]
-
-
-def _as_bgr(image: np.ndarray) -> np.ndarray:
-    """Return a 3-channel uint8 BGR view of a grey, BGR or BGRA image."""
-    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
-        raise ValueError("detect() needs an image: a (height, width[, channels]) numpy array")
-    if image.dtype != np.uint8:
-        raise ValueError(f"detect() needs 8-bit pixels, not {image.dtype}")
-    if image.ndim == 2:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.shape[2] == 4:
-        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    return image
