@@ -52,8 +52,10 @@ class FacesConfig:
     """What one `train_faces` call does."""
 
     out: Path
-    crops: int = 30000
+    crops: int = 60000
     """Rendered training crops."""
+    width: int = 24
+    """Channels of the network's first block (`models.faces_net.FaceNet`); a base keeps its own."""
     val_crops: int = 3000
     """Rendered crops of each validation set (training look, held-out look), and of each
     final measurement set."""
@@ -117,7 +119,7 @@ def _frame_crops(config: FacesConfig, log: Callable[[str], None]) -> tuple[CropS
 def _start_model(config: FacesConfig, log: Callable[[str], None]) -> FaceNet:
     """Return a fresh model, or the base's weights fitted to this run's classes."""
     if config.base is None:
-        return FaceNet(len(LABELS))
+        return FaceNet(len(LABELS), config.width)
     try:
         base, settings = load_weights(config.base)
     except FaceWeightsError as error:
@@ -130,7 +132,7 @@ def _start_model(config: FacesConfig, log: Callable[[str], None]) -> FaceNet:
     if names == LABELS:
         return base
     log(f"faces: the base's classes are {', '.join(names)}: matching its head by class name")
-    model = FaceNet(len(LABELS))
+    model = FaceNet(len(LABELS), base.width)
     model.features.load_state_dict(base.features.state_dict())
     for row, name in enumerate(LABELS):
         if name in names:
@@ -279,6 +281,7 @@ def _metrics(
         "imgsz": config.imgsz,
         "crop_scale": config.crop_scale,
         "parameters": parameter_count(model),
+        "width": model.width,
         "onnx_bytes": onnx_path.stat().st_size,
         "base_weights": str(config.base) if config.base else None,
         "looks": {"train": config.look.describe(), "held_out": config.held_out.describe()},

@@ -38,7 +38,7 @@ CHECKPOINT_FORMAT = "templecam-faces-checkpoint/1"
 class FitConfig:
     """How `fit` trains."""
 
-    epochs: int = 12
+    epochs: int = 16
     batch: int = 128
     lr: float = 0.004
     """Peak learning rate from scratch (fine-tuning: `lr * finetune_lr`)."""

@@ -17,6 +17,8 @@ from torch import nn
 from base.files import write_atomically
 
 WEIGHTS_FORMAT = "templecam-faces-weights/1"
+WIDTH = 16
+"""Channels of the first block (16: about 72,700 parameters)."""
 ONNX_OPSET = 17
 
 
@@ -30,25 +32,27 @@ def _block(cin: int, cout: int) -> list[nn.Module]:
 
 
 class FaceNet(nn.Module):
-    """The reader: conv blocks 16-16 / 32-32 / 64 / 64 with three poolings, GAP, a linear head."""
+    """The reader: conv blocks w-w / 2w-2w / 4w / 4w with three poolings, GAP, a linear head."""
 
-    def __init__(self, classes: int) -> None:
-        """Build the network for `classes` outputs (logits)."""
+    def __init__(self, classes: int, width: int = WIDTH) -> None:
+        """Build the network for `classes` outputs (logits), `width` channels in its first block."""
         super().__init__()
+        w = width
+        self.width = width
         self.features = nn.Sequential(
-            *_block(3, 16),
-            *_block(16, 16),
+            *_block(3, w),
+            *_block(w, w),
             nn.MaxPool2d(2),
-            *_block(16, 32),
-            *_block(32, 32),
+            *_block(w, 2 * w),
+            *_block(2 * w, 2 * w),
             nn.MaxPool2d(2),
-            *_block(32, 64),
+            *_block(2 * w, 4 * w),
             nn.MaxPool2d(2),
-            *_block(64, 64),
+            *_block(4 * w, 4 * w),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
         )
-        self.head = nn.Linear(64, classes)
+        self.head = nn.Linear(4 * w, classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return logits (batch, classes) of RGB crops in 0..1 (batch, 3, S, S)."""
@@ -72,6 +76,7 @@ def save_weights(
         "names": list(names),
         "imgsz": imgsz,
         "crop_scale": crop_scale,
+        "width": model.width,
         "state_dict": state,
     }
     buffer = io.BytesIO()
@@ -92,7 +97,7 @@ def load_weights(path: Path) -> tuple[FaceNet, dict[str, Any]]:
             f"{path} is not die-face reader weights of this templecam "
             f"(format {WEIGHTS_FORMAT}; an Ultralytics classifier cannot be fine-tuned here)"
         )
-    model = FaceNet(len(data["names"]))
+    model = FaceNet(len(data["names"]), int(data.get("width", WIDTH)))
     model.load_state_dict(data["state_dict"])
     settings = {k: data[k] for k in ("names", "imgsz", "crop_scale")}
     settings["names"] = tuple(settings["names"])

@@ -68,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MODEL.yaml",
         help="architecture (default: models/yolo-templecam.yaml)",
     )
-    parser.add_argument("--epochs", type=_positive, help="default: 50; --faces: at most 12")
+    parser.add_argument("--epochs", type=_positive, help="default: 50; --faces: at most 16")
     parser.add_argument(
         "--hours",
         type=float,

@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="train the die-face reader on rendered crops instead of the detector",
     )
     group.add_argument(
-        "--crops", type=_count, metavar="N", help="rendered training crops (default: 30000)"
+        "--crops", type=_count, metavar="N", help="rendered training crops (default: 60000)"
     )
     group.add_argument(
         "--val-crops",
@@ -69,6 +69,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--patience", type=int, help="epochs without a validation gain that stop it (default: 3)"
+    )
+    group.add_argument(
+        "--channels",
+        type=int,
+        default=24,
+        help="channels of the network's first block (default: %(default)s; 16: about 73k "
+        "parameters, 24: about 163k)",
     )
     group.add_argument("--threads", type=int, default=2, help="torch threads (default: 2)")
     group.add_argument(
@@ -122,6 +129,8 @@ def config_from_args(args: argparse.Namespace) -> FacesConfig:
         raise UserError(f"--imgsz {imgsz}: give a multiple of 8 from 16 to 128 (40 suits dice)")
     if args.workers < 0:
         raise UserError(f"--workers {args.workers}: give 0 or more")
+    if not 4 <= args.channels <= 128:
+        raise UserError(f"--channels {args.channels}: give 4 to 128")
     if args.threads < 1:
         raise UserError(f"--threads {args.threads}: give 1 or more")
     if args.resume and args.base:
@@ -139,7 +148,7 @@ def config_from_args(args: argparse.Namespace) -> FacesConfig:
             f"--hard-negatives {choice}: no detector model there; give an .onnx or 'none'"
         )
     fit = FitConfig(
-        epochs=12 if args.epochs is None else args.epochs,
+        epochs=16 if args.epochs is None else args.epochs,
         batch=128 if args.batch is None else args.batch,
         patience=3 if args.patience is None else args.patience,
         threads=args.threads,
@@ -147,7 +156,8 @@ def config_from_args(args: argparse.Namespace) -> FacesConfig:
     )
     config = FacesConfig(
         out=out,
-        crops=30000 if args.crops is None else args.crops,
+        crops=60000 if args.crops is None else args.crops,
+        width=args.channels,
         val_crops=3000 if args.val_crops is None else args.val_crops,
         look=look,
         imgsz=imgsz,
@@ -173,7 +183,7 @@ def command_line(config: FacesConfig) -> str:
     words += ["--epochs", str(fit.epochs), "--batch", str(fit.batch)]
     words += ["--patience", str(fit.patience), "--imgsz", str(config.imgsz)]
     words += ["--seed", str(config.seed), "--workers", str(config.workers)]
-    words += ["--threads", str(fit.threads)]
+    words += ["--threads", str(fit.threads), "--channels", str(config.width)]
     if config.look != TRAIN_LOOK:
         words += ["--look", config.look.describe()]
     for option, path in (("--base", config.base), ("--data", config.data)):

@@ -64,6 +64,7 @@ def tiny(frames: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
         val_crops=120,
         look=EASY,
         imgsz=IMGSZ,
+        width=16,
         frames=(frames,),
         workers=0,
         fit=FitConfig(epochs=8, batch=32, lr=0.01, patience=8),
@@ -322,6 +323,7 @@ def test_train_faces_rejects_bad_input(
         (["--frames", str(tmp_path / "h.yaml")], "--frames"),
         (["--look", "wood=plastic"], "--look"),
         (["--crops", "0"], "nothing to train on"),
+        (["--channels", "2"], "--channels"),
         (["--base", str(tmp_path / "junk.pt"), "--crops", "10"], "not readable weights"),
     ]
     for argv, message in cases:
@@ -335,14 +337,15 @@ def test_train_faces_rejects_bad_input(
 
 def test_train_faces_from_the_command_line(tmp_path: Path, capsys) -> None:
     argv = ["train", "--faces", "--out", str(tmp_path), "--crops", "64", "--val-crops", "24"]
-    argv += ["--epochs", "1", "--imgsz", "24", "--workers", "0", "--look", EASY.describe()]
+    argv += ["--epochs", "1", "--imgsz", "24", "--workers", "0", "--channels", "8"]
+    argv += ["--look", EASY.describe()]
     assert cli.main(argv) == 0
     said = capsys.readouterr().out
     assert "best.onnx" in said and "held-out look" in said
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["command"].startswith("templecam train --faces --out") and metrics["imgsz"] == 24
     assert "--crops 64" in metrics["command"] and "--epochs 1" in metrics["command"]
-    assert FaceReader(tmp_path / "best.onnx").names == LABELS
+    assert FaceReader(tmp_path / "best.onnx").names == LABELS and metrics["width"] == 8
     assert cli.main([*argv[:-2], "--look", EASY.describe(), "--resume", "--epochs", "2"]) == 0
     again = json.loads((tmp_path / "metrics.json").read_text())
     assert [r["epoch"] for r in again["history"]] == [1, 2]
