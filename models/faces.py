@@ -226,7 +226,7 @@ def train_faces(config: FacesConfig, log: Callable[[str], None] = print) -> dict
     onnx_path = export_onnx(
         model, config.out / "best.onnx", LABELS, config.imgsz, config.crop_scale
     )
-    plot_curves(state.history, config.out / "curve.png", _title(config, state, trained))
+    plot_curves(state.history, config.out / "curve.png", _title(config, state))
     reader = FaceReader(onnx_path, threads=config.fit.threads)
     results = _measure(config, reader, log)
     metrics = _metrics(config, model, state, onnx_path, sets, train, results)
@@ -251,12 +251,13 @@ def _cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def _title(config: FacesConfig, state: FitState, seconds: float) -> str:
+def _title(config: FacesConfig, state: FitState) -> str:
     """Return the curve plot's title."""
     base = f", from {config.base.name}" if config.base else ""
+    minutes = state.history[-1].get("elapsed", 0.0) / 60 if state.history else 0.0
     return (
         f"die-face reader: {config.crops} rendered crops{base}, best epoch {state.best_epoch}, "
-        f"stopped: {state.stopped}; {seconds / 60:.1f} min to trained (2 CPU threads)"
+        f"stopped: {state.stopped}; {minutes:.1f} min of epochs (2 CPU threads)"
     )
 
 

@@ -201,7 +201,7 @@ def fit(
         state.best_epoch, state.best_accuracy = 0, row[f"{main}_accuracy"]
         state.best_state = {k: v.clone() for k, v in model.state_dict().items()}
         log(_describe(row, main))
-    started_run = time.monotonic() - sum(r["seconds"] for r in state.history)
+    started_run = time.monotonic() - (state.history[-1].get("elapsed", 0.0) if state.history else 0)
     first = (state.history[-1]["epoch"] + 1) if state.history else 1
     for epoch in range(first, config.epochs + 1):
         if epoch - max(state.best_epoch, 0) > config.patience and state.best_epoch >= 0:
