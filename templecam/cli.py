@@ -22,6 +22,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "bench",
     "calibrate",
     "enroll",
+    "capture",
 )
 """Subcommand modules under `templecam.commands`, each with `register(subparsers)`."""
 
