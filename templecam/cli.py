@@ -23,6 +23,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "calibrate",
     "enroll",
     "capture",
+    "dataset",
 )
 """Subcommand modules under `templecam.commands`, each with `register(subparsers)`."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from templecam.commands import train_localiser
+from templecam.commands.dataset import add_map_argument
 from templecam.errors import UserError
 
 if TYPE_CHECKING:
@@ -55,10 +56,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--data",
         action="append",
-        metavar="DATA.yaml",
-        help="Ultralytics data.yaml (needed but with --faces); with --localiser a `templecam "
-        "synth` folder, repeatable",
+        metavar="DATA",
+        help="Ultralytics data.yaml, or any dataset `templecam dataset import` reads (a "
+        "Roboflow, CVAT or Label Studio export), imported into DIR/dataset first (needed but "
+        "with --faces); with --localiser a `templecam synth` folder, repeatable",
     )
+    add_map_argument(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the model files")
     parser.add_argument(
         "--base", metavar="WEIGHTS.pt", help="fine-tune these weights instead of a fresh model"
@@ -153,7 +156,9 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         raise UserError("--data is needed: give an Ultralytics data.yaml")
     data = Path(args.data).expanduser()
     if not data.is_file():
-        raise UserError(f"--data {args.data} does not exist: give an Ultralytics data.yaml")
+        raise UserError(
+            f"--data {args.data} does not exist: give an Ultralytics data.yaml or a dataset folder"
+        )
     out = Path(args.out).expanduser()
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {args.out} is a file: give a folder for the model")
@@ -198,10 +203,57 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     )
 
 
+IMPORTED = "dataset"
+"""The folder inside --out that a --data in another format is imported into."""
+
+
+def _ready(data: Path) -> bool:
+    """Return whether `data` is a data.yaml whose train and val are image folders."""
+    from models.tiles import TileError, read_data_yaml
+
+    try:
+        spec = read_data_yaml(data)
+    except TileError:
+        return False
+    return spec.train.is_dir() and spec.val.is_dir()
+
+
+def prepared_data(data: str | None, mapping: list[str], out: Path) -> str | None:
+    """Return the data.yaml to train on: --data itself when it is one, else its import.
+
+    An Ultralytics data.yaml with train and val folders is used as it is (unless --map asks
+    for renamed classes); any other dataset `templecam dataset import` reads is imported into
+    `out`/dataset with templecam's class names, replacing an earlier import.
+    """
+    from teach.datasets import DatasetError, load_dataset, parse_mapping, write_ultralytics
+
+    if data is None:
+        return None
+    path = Path(data).expanduser()
+    if not path.exists() or (not mapping and path.is_file() and _ready(path)):
+        return data
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file: give a folder for the model")
+    try:
+        view = load_dataset(path, parse_mapping(mapping))
+        data_yaml = write_ultralytics(view, out / IMPORTED, replace=True)
+    except DatasetError as error:
+        raise UserError(str(error)) from None
+    counts = ", ".join(f"{name} {count}" for name, count in view.class_counts().items())
+    print(
+        f"imported {path} ({view.format}): {len(view.images)} images, boxes: {counts or 'none'}"
+        f" -> {data_yaml}",
+        flush=True,
+    )
+    return str(data_yaml)
+
+
 def run(args: argparse.Namespace) -> int:
     """Train, export and record; print where the model files are."""
     from models.train import TrainError, train
 
+    if args.map and (args.localiser or args.faces):
+        raise UserError("--map renames the classes of the detector's --data; leave it out here")
     if args.localiser:
         if not args.data:
             raise UserError("--localiser needs --data: a `templecam synth` dataset folder")
@@ -213,6 +265,7 @@ def run(args: argparse.Namespace) -> int:
         from templecam.commands import train_faces
 
         return train_faces.run(args)
+    args.data = prepared_data(args.data, args.map, Path(args.out).expanduser())
     config = config_from_args(args)
     try:
         metrics = train(config)
