@@ -7,10 +7,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules import module_special as special
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState, describe_icons
 from rules.modules import CLAIM_COST, CURSE_CARDS, TREASURES
 from rules.odds import as_need, roll_odds
-from rules.vocabulary import GOLDEN_MASK, KEY, Cell, neighbour, opposite, plural
+from rules.vocabulary import GOLDEN_MASK, KEY, Cell, neighbour, opposite, plural, side_towards
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,10 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     found: list[OpenAction] = []
     pile_left = game.draw_pile_size() > 0
     trapped = "cursed (Trap): no entering or discovering" if "trap" in player.curses else None
+    carry = special.chalice_here(game, player)
     for side, cell in game.temple.passages(here):
+        if special.side_in_rear(game, chamber, side) not in (None, player.rear):
+            continue  # behind the inner wall of a double chamber (module 4)
         target = game.temple.at(cell)
         if target is None:
             found.append(
@@ -137,9 +141,14 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
                     trapped,
                 )
             )
+            if carry:
+                found.append(_carry(game, player, target.tile.enter, target.tile.name, cell, side))
     for a, b in game.secret_passages:
         if here in (a, b):
             other = b if here == a else a
+            through = side_towards(here, other)
+            if through and special.side_in_rear(game, chamber, through) not in (None, player.rear):
+                continue
             target = game.temple.at(other)
             assert target is not None
             found.append(
@@ -154,6 +163,8 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
                 )
             )
     found.extend(_activations(game, player))
+    if game.special is not None:
+        found.extend(_linked(game, player))
     if chamber.tile.kind == "exit":
         found.append(
             _priced(
@@ -168,6 +179,51 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     found.extend(_unlocks(game, player))
     found.extend(_module_actions(game, player))
     return found
+
+
+def _carry(
+    game: Game, player: PlayerState, enter: tuple[str, ...], name: str, cell: Cell, side: str
+) -> OpenAction:
+    """Enter the next chamber carrying the chalice: a torch more (module 4, page 15)."""
+    return _priced(
+        game,
+        [player],
+        Counter(enter) + special.CHALICE_TOLL,
+        "carry",
+        f"carry the chalice into {name} ({side})",
+        {"type": "enter", "player": player.player_id, "cell": list(cell), "chalice": True},
+    )
+
+
+def _linked(game: Game, player: PlayerState) -> list[OpenAction]:
+    """Activate the linked chambers together (module 4, page 14): offered to a player standing
+    in one while they are unused, blocked until another linked chamber holds an adventurer."""
+    cells = special.linked_cells(game)
+    state = game.special
+    if state is None or state.linked_used or player.cell not in cells:
+        return []
+    occupied = [c for c in cells if game.players_in(c)]
+    payers = [p for c in occupied for p in game.players_in(c)]
+    blocked = None
+    if len(occupied) < 2:
+        blocked = "needs an adventurer in another linked chamber at the same time"
+    elif game.depot < len(occupied):
+        blocked = f"the depot holds only {plural(game.depot, 'gem')}"
+    return [
+        _priced(
+            game,
+            payers,
+            special.linked_need(game, occupied),
+            "activate_linked",
+            f"activate the linked chambers ({plural(len(occupied), 'gem')}, together)",
+            {
+                "type": "activate_linked",
+                "cells": [list(c) for c in occupied],
+                "players": [p.player_id for p in payers],
+            },
+            blocked,
+        )
+    ]
 
 
 def secret_passage_spots(game: Game) -> list[tuple[Cell, Cell]]:
@@ -265,9 +321,13 @@ def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
     chamber = game.temple.at(player.cell)
     assert chamber is not None
     spec = chamber.tile.gems
-    if spec is None or chamber.gems:
+    kind = special.special_of(game, chamber.tile)
+    if spec is None or chamber.gems or kind == "linked":
         return []
     partners = [p for p in game.players_in(player.cell) if p is not player]
+    front = kind == "double" and not player.rear
+    if kind == "double":
+        partners = [p for p in partners if p.rear == player.rear]
     found = []
     for gems in range(1, spec.count + 1):
         # 1 gem: alone, and together with everyone here (page 8: "you may cooperate to
@@ -277,7 +337,9 @@ def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
             groups = [[player]]
         for payers in groups:
             blocked = None
-            if game.depot < gems:
+            if front:
+                blocked = "behind the inner wall: come in by the rear entrance"
+            elif game.depot < gems:
                 blocked = f"the depot holds only {plural(game.depot, 'gem')}"
             elif len(payers) < 2 and gems >= 2:
                 blocked = "needs a second player in this chamber"

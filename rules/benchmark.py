@@ -12,7 +12,7 @@ from typing import Any
 from rules import odds
 from rules.actions import all_open_actions
 from rules.engine import Game
-from rules.modules import CURSE_CARDS, TREASURES
+from rules.modules import curse_cards_in_play, treasures_in_play
 from rules.simulate import PLAYER_COLOURS, random_events, roll
 from rules.vocabulary import SIDES
 
@@ -66,7 +66,7 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
     if modules:
         setup["modules"] = list(modules)
     base = Game.from_setup_line({**setup, "players": ["red"], "tiles": {}}).catalog
-    tile_ids = [tid for tid in base if tid != "start"]
+    tile_ids = [tid for tid in base if tid != "start" and base[tid].special != "chalice"]
     extra = side * side - 1 - len(tile_ids)
     for index in range(extra):
         setup["tiles"][f"extra-{index}"] = {
@@ -91,12 +91,15 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
         game.apply(roll(rng, game, player.player_id))
     if "curses" in game.setup.modules:
         for player in game.players.values():
-            player.curses = list(CURSE_CARDS)
+            player.curses = list(curse_cards_in_play(game.setup.modules))
             player.curses_to_draw = 1
+    if game.special is not None:
+        first = next(iter(game.players.values()))
+        game.special.chalice, game.special.chalice_rear = first.cell, first.rear
     if "treasures" in game.setup.modules:
         game.treasure_cells = list(cells)
         for player in game.players.values():
-            player.treasures = list(TREASURES)
+            player.treasures = list(treasures_in_play(game.setup.modules))
     return game
 
 

@@ -13,6 +13,8 @@ from rules.finite import without_nulls
 from rules.vocabulary import KEY, PAYING_FACES, SIDES, TORCH
 
 TILE_KINDS = ("start", "exit", "chamber")
+SPECIAL_KINDS = ("linked", "double", "chalice")
+"""Module 4's special chambers: linked, double (an inner wall), the treasure chamber."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,11 @@ class TileDef:
     """A treasure icon (module 2): discovering the chamber lays a treasure tile on it."""
     illusion: bool = False
     """An illusion chamber (module 3): it vanishes at the end of countdowns 1 and 2."""
+    special: str | None = None
+    """A special chamber of module 4: `linked`, `double` or `chalice` (the treasure chamber)."""
+    rear: frozenset[str] = frozenset()
+    """A double chamber's rear half (module 4): its sides in the tile's own frame; every other
+    side, the stairway included, belongs to the front half, and an inner wall parts them."""
 
     @property
     def own_open_sides(self) -> frozenset[str]:
@@ -70,6 +77,10 @@ class TileDef:
             data["treasure"] = True
         if self.illusion:
             data["illusion"] = True
+        if self.special is not None:
+            data["special"] = self.special
+        if self.rear:
+            data["rear"] = [side for side in SIDES if side in self.rear]
         return data
 
 
@@ -100,6 +111,14 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
     for mark, value in marks.items():
         if not isinstance(value, bool):
             raise RecordError(f"{where}: '{mark}' must be true or false")
+    special = data.get("special")
+    if special is not None and special not in SPECIAL_KINDS:
+        raise RecordError(f"{where}: 'special' must be one of {', '.join(SPECIAL_KINDS)}")
+    rear = data.get("rear", [])
+    if not isinstance(rear, list) or any(side not in SIDES or side == "S" for side in rear):
+        raise RecordError(f"{where}: 'rear' must be a list of sides from N, E, W")
+    if rear and special != "double":
+        raise RecordError(f"{where}: only a double chamber has a 'rear' half")
     return TileDef(
         tile_id,
         name,
@@ -110,6 +129,8 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
         marks["curse"],
         marks["treasure"],
         marks["illusion"],
+        special,
+        frozenset(rear),
     )
 
 

@@ -9,11 +9,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
+from rules import module_special as special
 from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.finite import TooDeepError, non_finite_path, not_finite_message, without_nulls
 from rules.game_setup import SPARE_GEMS, Setup, parse_cell, parse_setup
-from rules.modules import CLAIM_COST, CURSE_CARDS, TREASURES
+from rules.modules import CLAIM_COST, TREASURES, curse_cards_in_play, treasures_in_play
 from rules.temple import PlacedTile, Temple
 from rules.vocabulary import (
     ADVENTURER,
@@ -67,6 +68,8 @@ class PlayerState:
     """Curse cards the player must still draw for purple masks discovered (module 1)."""
     treasures: list[str] = field(default_factory=list)
     """Treasure tiles the player holds, unused (module 2); an extra gem stays for good."""
+    rear: bool = False
+    """The player stands behind the inner wall of a double chamber (module 4)."""
 
     @property
     def inside(self) -> bool:
@@ -92,6 +95,8 @@ class PlayerState:
             data["curses_to_draw"] = self.curses_to_draw
         if "treasures" in modules:
             data["treasures"] = list(self.treasures)
+        if "special" in modules:
+            data["rear"] = self.rear
         return data
 
 
@@ -148,6 +153,7 @@ class Game:
         "curses": ("curse", "lift", "lose_die"),
         "treasures": ("claim", "use"),
         "illusions": (),
+        "special": ("activate_linked",),
     }
     """Event types a module adds, known only in games that play it."""
 
@@ -189,6 +195,8 @@ class Game:
         """Gems lying activated on Extra gem treasure tiles (module 2)."""
         self.secret_passages: list[tuple[Cell, Cell]] = []
         """Chambers joined by a secret passage (module 2), usable by everyone."""
+        self.special = special.SpecialState() if "special" in setup.modules else None
+        """Module 4's state (the chalice, the linked chambers, the Large torch), or None."""
 
     @classmethod
     def from_setup_line(cls, line: Any) -> Game:
@@ -249,13 +257,16 @@ class Game:
 
     def _modules_json(self) -> dict[str, Any]:
         """The modules' part of the state (nothing for the basic game)."""
-        if "treasures" not in self.setup.modules:
-            return {}
-        return {
-            "treasure_cells": [list(cell) for cell in self.treasure_cells],
-            "secret_passages": [[list(a), list(b)] for a, b in self.secret_passages],
-            "extra_gems": self.extra_gems,
-        }
+        data: dict[str, Any] = {}
+        if "treasures" in self.setup.modules:
+            data.update(
+                treasure_cells=[list(cell) for cell in self.treasure_cells],
+                secret_passages=[[list(a), list(b)] for a, b in self.secret_passages],
+                extra_gems=self.extra_gems,
+            )
+        if self.special is not None:
+            data.update(self.special.to_json())
+        return data
 
     def connected(self, a: Cell, b: Cell) -> bool:
         """Tell whether one may walk from `a` to `b`: open doors, or a secret passage."""
@@ -588,6 +599,7 @@ class Game:
                 f"{chamber.tile.name} has a wall on its {door} side: "
                 "no chamber can be discovered there"
             )
+        special.check_leave(self, player, here, cell, "discover a chamber")
         stairs = event.get("stairs", opposite(door))
         if stairs not in SIDES:
             raise Rejection("'stairs' must be one of N, E, S, W")
@@ -601,6 +613,7 @@ class Game:
         )
         self.temple.place(tile, cell, stairs)
         self._settle(plan, spends)
+        special.on_discover(self, tile, cell)
         if tile.curse and "curses" in self.setup.modules:
             player.curses_to_draw += 1
         if tile.treasure and "treasures" in self.setup.modules:
@@ -625,11 +638,12 @@ class Game:
             raise Rejection(
                 f"a wall blocks the way from {list(here)} to {target.tile.name} at {list(cell)}"
             )
-        plan, spends = self._charge(
-            event, [player], Counter(target.tile.enter), f"to enter {target.tile.name}"
-        )
+        special.check_leave(self, player, here, cell, "leave")
+        need = special.entry_need(self, player, Counter(target.tile.enter), event)
+        plan, spends = self._charge(event, [player], need, f"to enter {target.tile.name}")
         player.cell = cell
         self._settle(plan, spends)
+        special.after_enter(self, player, here, event)
 
     def _activate(self, event: Mapping[str, Any]) -> None:
         cell = self._cell(event)
@@ -646,6 +660,7 @@ class Game:
         for payer in payers:
             if payer.cell != cell:
                 raise Rejection(f"{payer.player_id} is not inside {chamber.tile.name}")
+        special.check_activate(self, chamber, payers)
         spec = chamber.tile.gems
         if spec is None:
             raise Rejection(f"{chamber.tile.name} has no gem icons")
@@ -711,7 +726,8 @@ class Game:
         player.locked = 0
         player.showing = Counter()
         if all(p.escaped for p in self.players.values()):
-            self.outcome = "won"
+            # Module 4 (page 15): the chalice left inside the temple loses the game.
+            self.outcome = "lost" if special.chalice_lost(self) else "won"
 
     def _give_die(self, event: Mapping[str, Any]) -> None:
         giver = self._player(event, "from")
@@ -794,9 +810,10 @@ class Game:
         card_id = event.get("card")
         if card_id is None:
             raise Rejection(f"the {event['type']} event needs a 'card' field")
-        if card_id not in CURSE_CARDS:
-            raise Rejection(f"unknown curse card {card_id!r} (cards: {', '.join(CURSE_CARDS)})")
-        return CURSE_CARDS[card_id]
+        cards = curse_cards_in_play(self.setup.modules)
+        if card_id not in cards:
+            raise Rejection(f"unknown curse card {card_id!r} (cards: {', '.join(cards)})")
+        return cards[card_id]
 
     @staticmethod
     def _remove_die(player: PlayerState) -> None:
@@ -856,6 +873,8 @@ class Game:
                 raise Rejection("the depot holds no gem for the Extra gem")
             self.depot -= 1
             self.extra_gems += 1
+        elif treasure == "large_torch":
+            special.lay_large_torch(self, player)
         player.treasures.remove(treasure)
 
     def _secret_passage(self, event: Mapping[str, Any]) -> None:
@@ -882,14 +901,24 @@ class Game:
             raise Rejection("the Teleport moves you only to a chamber holding another adventurer")
         self._not_trapped(player, "enter a chamber")
         player.cell = cell
+        # In a double chamber he lands in the half of the first adventurer there (module 4).
+        player.rear = next(p.rear for p in self.players_in(cell) if p is not player)
 
     def _treasure_id(self, event: Mapping[str, Any]) -> str:
         treasure = event.get("treasure")
         if treasure is None:
             raise Rejection(f"the {event['type']} event needs a 'treasure' field")
-        if treasure not in TREASURES:
-            raise Rejection(f"unknown treasure {treasure!r} (treasures: {', '.join(TREASURES)})")
+        tiles = treasures_in_play(self.setup.modules)
+        if treasure not in tiles:
+            raise Rejection(f"unknown treasure {treasure!r} (treasures: {', '.join(tiles)})")
         return str(treasure)
+
+    # ----- module 4: special chambers (the logic is in rules/module_special.py) ----------------
+
+    def _activate_linked(self, event: Mapping[str, Any]) -> None:
+        """One gem in each of 2 or 3 linked chambers, activated together, once (page 14)."""
+        self._module("special", event)
+        special.activate_linked(self, event)
 
     def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
         n = self._whole(event, "n")
@@ -903,8 +932,9 @@ class Game:
     def _countdown_end(self, event: Mapping[str, Any]) -> None:
         self._countdown_number(event, (1, 2))
         start = self.temple.start_cell()
+        safe = special.safe_cells(self, start)
         for player in self.players.values():
-            if not player.inside or player.cell == start or player.dice == 0:
+            if not player.inside or player.cell in safe or player.dice == 0:
                 continue
             player.dice -= 1
             if player.locked:
@@ -912,10 +942,10 @@ class Game:
             else:
                 player.showing = Counter()
                 player.rolled = False
-        if "illusions" in self.setup.modules:
-            self._illusions_vanish(start)
+        gone = self._illusions_vanish(start) if "illusions" in self.setup.modules else []
+        special.after_slam(self, gone, start)
 
-    def _illusions_vanish(self, start: Cell) -> None:
+    def _illusions_vanish(self, start: Cell) -> list[Cell]:
         """Module 3 (page 13): after the door slams, every illusion chamber leaves the temple
         for the bottom of the pile, its activated gems to the box (they still count: the depot
         keeps its count), anyone on it back to the starting chamber. The die such a player
@@ -925,11 +955,12 @@ class Game:
             self.temple.remove(cell)
             for player in self.players.values():
                 if player.inside and player.cell == cell:
-                    player.cell = start
+                    player.cell, player.rear = start, False
         self.secret_passages = [
             (a, b) for a, b in self.secret_passages if a not in gone and b not in gone
         ]
         self.treasure_cells = [cell for cell in self.treasure_cells if cell not in gone]
+        return gone
 
     def _collapse(self, event: Mapping[str, Any]) -> None:
         self.outcome = "lost"

@@ -9,6 +9,7 @@ from typing import Any
 from rules.catalog import TileDef, basic_catalog, parse_catalog
 from rules.errors import RecordError
 from rules.finite import TooDeepError, non_finite_path, without_nulls
+from rules.module_special import special_chambers
 from rules.modules import (
     REPLACED_BY_CURSE_TREASURE_CHAMBERS,
     curse_treasure_chambers,
@@ -22,7 +23,7 @@ DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
 BASE_DEPOT_BY_PLAYERS = {1: 7, 2: 7, 3: 11, 4: 14, 5: 16, 6: 18}
 """Gems in the depot at the start, by number of players, before the difficulty's extra."""
 
-KNOWN_MODULES: tuple[str, ...] = ("curses", "treasures", "illusions")
+KNOWN_MODULES: tuple[str, ...] = ("curses", "treasures", "illusions", "special")
 """Module ids this engine can play; the basic game is `[]`."""
 
 SPARE_GEMS = 2
@@ -107,13 +108,20 @@ def setup_catalog(modules: list[str] | tuple[str, ...] = ()) -> dict[str, TileDe
         for tile_id in replaced:
             del catalog[tile_id]
         catalog.update(illusions)
+    if "special" in modules:
+        catalog.update(special_chambers())  # added to the pile, replacing nothing (page 14)
     return catalog
 
 
 def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
     """Return the tiles that may be drawn for the starting temple (every chamber of the pile;
-    the exit is shuffled into the pile's lower part and never drawn at set-up)."""
-    return [tile_id for tile_id, tile in catalog.items() if tile.kind == "chamber"]
+    the exit is shuffled into the pile's lower part and never drawn at set-up; module 4's
+    treasure chamber drawn at set-up goes back into the pile, page 15)."""
+    return [
+        tile_id
+        for tile_id, tile in catalog.items()
+        if tile.kind == "chamber" and tile.special != "chalice"
+    ]
 
 
 def parse_cell(value: Any, what: str) -> Cell:
@@ -149,7 +157,7 @@ def parse_setup(line: Any) -> Setup:
         raise RecordError("each module may be named only once in 'modules'")
     catalog = setup_catalog(modules)
     catalog.update(parse_catalog(line.get("tiles", {})))
-    temple = _parse_temple(line.get("temple"), catalog)
+    temple = _parse_temple(line.get("temple"), catalog, modules)
     track_dice = line.get("track_dice", True)
     if not isinstance(track_dice, bool):
         raise RecordError("'track_dice' must be true or false")
@@ -169,7 +177,9 @@ def _parse_players(players: Any) -> tuple[str, ...]:
     return tuple(players)
 
 
-def _parse_temple(temple: Any, catalog: Mapping[str, TileDef]) -> tuple[Placement, ...]:
+def _parse_temple(
+    temple: Any, catalog: Mapping[str, TileDef], modules: tuple[str, ...] | list[str] = ()
+) -> tuple[Placement, ...]:
     if temple is None:
         return (Placement("start", (0, 0), "S"),)
     if not isinstance(temple, list) or not temple:
@@ -191,6 +201,12 @@ def _parse_temple(temple: Any, catalog: Mapping[str, TileDef]) -> tuple[Placemen
         if any(p.tile_id == tile_id for p in placements):
             raise RecordError(f"{where}: tile {tile_id!r} is placed twice")
         placements.append(Placement(tile_id, cell, stairs))
+    for placement in placements:
+        if catalog[placement.tile_id].special == "chalice" and "special" in modules:
+            raise RecordError(
+                "the treasure chamber is never laid at set-up: it goes back into the draw pile "
+                "and another chamber is drawn (page 15)"
+            )
     starts = [p for p in placements if catalog[p.tile_id].kind == "start"]
     if len(starts) != 1:
         raise RecordError(f"'temple' must contain exactly one start tile, not {len(starts)}")

@@ -1,5 +1,5 @@
-"""Big Box modules 1 (Curses), 2 (Treasures) and 3 (Illusion chambers): their cards, tiles and
-tile sets (pure data)."""
+"""Big Box modules 1 (Curses), 2 (Treasures), 3 (Illusion chambers) and module 4's new curse
+and treasure: their cards, tiles and tile sets (pure data)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, TORCH
 CURSES_MODULE = "curses"
 TREASURES_MODULE = "treasures"
 ILLUSIONS_MODULE = "illusions"
+SPECIAL_MODULE = "special"
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,14 @@ MODULES: Mapping[str, ModuleInfo] = {
             "slams after countdowns 1 and 2, their gems to the box, anyone inside back to the "
             "start losing a die.",
         ),
+        ModuleInfo(
+            SPECIAL_MODULE,
+            4,
+            "Special chambers",
+            "Linked chambers activate a gem each together, once; double chambers give their "
+            "gems only to those who came in by the rear entrance; the chalice of the treasure "
+            "chamber must reach the exit. Adds the Soul exchange curse and the Large torch.",
+        ),
     )
 }
 """The modules the dashboard offers at set-up (pages 10-13), by the id the setup line uses."""
@@ -74,6 +83,8 @@ class CurseCard:
     lift: tuple[str, ...]
     """The icons the cursed player must roll by himself to lift it (editable defaults: the
     cards show them as pictures, which the rulebook's text does not give)."""
+    module: str | None = None
+    """The module that adds this card to the pile (None: module 1 itself)."""
 
     @property
     def lift_need(self) -> Counter[str]:
@@ -112,6 +123,14 @@ CURSE_CARDS: Mapping[str, CurseCard] = {
             "one hand stays on your head until the curse is lifted",
             (ADVENTURER, TORCH),
         ),
+        CurseCard(
+            "soul_exchange",
+            "Soul exchange",
+            "swap adventurer tokens with another player: each controls the other's adventurer "
+            "until the curse is lifted",
+            (GOLDEN_MASK, ADVENTURER),
+            SPECIAL_MODULE,
+        ),
     )
 }
 """The six curses of module 1 (page 11), by the id the game record uses."""
@@ -126,6 +145,8 @@ class TreasureTile:
     effect: str
     icons: tuple[str, ...] = ()
     """Icons the treasure serves as when spent with an action (double key, double torch)."""
+    module: str | None = None
+    """The module that adds this tile to the pile (None: module 2 itself)."""
 
 
 TREASURES: Mapping[str, TreasureTile] = {
@@ -149,9 +170,27 @@ TREASURES: Mapping[str, TreasureTile] = {
         TreasureTile(
             "extra_gem", "Extra gem", "a gem from the depot lies activated on the tile for good"
         ),
+        TreasureTile(
+            "large_torch",
+            "Large torch",
+            "laid in your chamber, it is a second starting chamber for everyone until the end "
+            "of the next countdown",
+            module=SPECIAL_MODULE,
+        ),
     )
 }
 """The six treasures of module 2 (page 11), by the id the game record uses."""
+
+
+def curse_cards_in_play(modules: tuple[str, ...] | list[str]) -> dict[str, CurseCard]:
+    """The curse cards of a game with these modules (module 4 adds Soul exchange)."""
+    return {k: c for k, c in CURSE_CARDS.items() if c.module is None or c.module in modules}
+
+
+def treasures_in_play(modules: tuple[str, ...] | list[str]) -> dict[str, TreasureTile]:
+    """The treasure tiles of a game with these modules (module 4 adds the Large torch)."""
+    return {k: t for k, t in TREASURES.items() if t.module is None or t.module in modules}
+
 
 CLAIM_COST: Counter[str] = Counter({KEY: 2})
 """Claiming a treasure tile takes two keys (page 10)."""

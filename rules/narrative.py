@@ -24,9 +24,19 @@ def chamber_label(tile: TileDef) -> str:
         return "Exit"
     if tile.illusion:
         return "Illusion chamber"
+    if tile.special is not None:
+        return _SPECIAL_LABELS[tile.special]
     if tile.gems is not None:
         return "Gem chamber" if tile.gems.count > 1 else "One-gem chamber"
     return "Chamber"
+
+
+_SPECIAL_LABELS = {
+    "linked": "Linked chamber",
+    "double": "Double chamber",
+    "chalice": "Treasure chamber",
+}
+"""Module 4's chambers as players call them."""
 
 
 def _cell(value: Any) -> str:
@@ -46,7 +56,8 @@ def describe_event(event: Any) -> str:
     if kind == "discover":
         return f"{who} discovers {event.get('tile', '?')} at {_cell(event.get('cell'))}"
     if kind == "enter":
-        return f"{who} enters {_cell(event.get('cell'))}"
+        carrying = " carrying the chalice" if event.get("chalice") else ""
+        return f"{who} enters {_cell(event.get('cell'))}{carrying}"
     if kind == "activate":
         players = event.get("players")
         names = " and ".join(map(str, players)) if isinstance(players, list) else "?"
@@ -87,6 +98,7 @@ _MODULE_VERBS = {
     "lose_die": "loses a die off the table",
     "claim": "claims the treasure",
     "use": "uses the treasure",
+    "activate_linked": "activates the linked chambers",
 }
 
 
@@ -196,7 +208,7 @@ def _tile_words(game: Game, tile_id: Any) -> str:
 
 def curse_name(card_id: Any) -> str:
     """A curse card's printed name (`Broken die`), or a plain word for an unknown id."""
-    card = CURSE_CARDS.get(card_id) if isinstance(card_id, str) else None
+    card = CURSE_CARDS.get(card_id) if isinstance(card_id, str) else None  # any module's
     return card.name if card is not None else "an unknown curse"
 
 
@@ -226,6 +238,15 @@ def _tell_module_event(kind: str, event: Mapping[str, Any], game: Game) -> str |
         return f"{who} loses a die off the table for good (Lost dice)"
     if kind == "claim":
         return f"{who} claims a treasure: the {treasure_name(event.get('treasure'))}{_spent(event)}"
+    if kind == "activate_linked":
+        players = event.get("players")
+        verb = "activates" if isinstance(players, list) and len(players) == 1 else "activate"
+        cells = event.get("cells")
+        count = len(cells) if isinstance(cells, list) else 0
+        return (
+            f"{_names(players)} {verb} the linked chambers together: a gem in each of "
+            f"{count or '?'}{_spent(event)}"
+        )
     if kind != "use":
         return None
     treasure = event.get("treasure")
@@ -242,6 +263,8 @@ def _tell_module_event(kind: str, event: Mapping[str, Any], game: Game) -> str |
         return f"{who} uses the Healing mask: every black mask is re-rolled"
     if treasure == "extra_gem":
         return f"{who} uses the Extra gem: a gem from the depot lies activated on it"
+    if treasure == "large_torch":
+        return f"{who} lays the Large torch: a second starting chamber until the next door slam"
     return f"{who} uses the {name}"
 
 
@@ -268,7 +291,8 @@ def tell_event(event: Any, game: Game, lines: Mapping[int, Any] | None = None) -
         where = place_name(event.get("cell"), game.temple.start_cell())
         return f"{who} discovers {_tile_words(game, event.get('tile'))} {where}{_spent(event)}"
     if kind == "enter":
-        return f"{who} enters {chamber_at(game, event.get('cell'))}{_spent(event)}"
+        carrying = " carrying the chalice" if event.get("chalice") else ""
+        return f"{who} enters {chamber_at(game, event.get('cell'))}{carrying}{_spent(event)}"
     if kind == "activate":
         players = event.get("players")
         verb = "activates" if isinstance(players, list) and len(players) == 1 else "activate"

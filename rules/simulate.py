@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.actions import open_actions, secret_passage_spots, team_actions
 from rules.engine import Game
-from rules.modules import CURSE_CARDS, TREASURES
+from rules.modules import curse_cards_in_play, treasures_in_play
 from rules.timeline import Timeline
 from rules.vocabulary import BLACK_MASK, FACES, side_towards
 
@@ -115,9 +115,9 @@ def _draw_for_modules(rng: random.Random, game: Game, event: dict[str, Any]) -> 
     tile turned up, the chambers a secret passage joins (no draw at all for other events, so a
     basic game's random stream is unchanged)."""
     if event["type"] == "curse":
-        event["card"] = rng.choice(list(CURSE_CARDS))
+        event["card"] = rng.choice(list(curse_cards_in_play(game.setup.modules)))
     elif event["type"] == "claim":
-        event["treasure"] = rng.choice(list(TREASURES))
+        event["treasure"] = rng.choice(list(treasures_in_play(game.setup.modules)))
     elif event["type"] == "use" and event.get("treasure") == "secret_passage":
         spots = secret_passage_spots(game)
         if spots:

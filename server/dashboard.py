@@ -6,11 +6,13 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from rules import module_special as special
 from rules.actions import open_actions, secret_passage_spots, team_actions
 from rules.catalog import TileDef
-from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game
-from rules.modules import CURSE_CARDS, TREASURES
+from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game, PlayerState
+from rules.modules import curse_cards_in_play, treasures_in_play
 from rules.narrative import chamber_at, chamber_label, tell_event, tell_reason
+from rules.temple import PlacedTile
 from rules.vocabulary import SIDES
 from server.session import LogEntry, Session
 
@@ -91,6 +93,7 @@ def _log_view(entry: LogEntry, game: Game) -> dict[str, Any]:
 def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -> dict[str, Any]:
     """The game as the page shows it; during the introduction every action waits for "Escape!"."""
     start = game.temple.start_cell()
+    safe = special.safe_cells(game, start)
     players = {}
     for pid, player in game.players.items():
         chamber = game.chamber_of(player)
@@ -100,8 +103,9 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
             "rolled": player.rolled,
             "free_dice": player.free_dice,
             "chamber": chamber.tile.name if chamber else None,
-            "where": chamber_at(game, player.cell) if chamber else None,
+            "where": _where(game, player) if chamber else None,
             "in_start": player.cell == start,
+            "safe": player.cell in safe,
             "gave_die": player.gave_die,
             "actions": [
                 _timed(action.to_json(), before_escape) for action in open_actions(game, pid)
@@ -110,7 +114,7 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
     must_run = [
         pid
         for pid, p in game.players.items()
-        if countdown in (1, 2) and p.inside and p.cell != start
+        if countdown in (1, 2) and p.inside and p.cell not in safe
     ]
     temple = []
     for placed in game.temple:
@@ -133,6 +137,7 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
                 "players": [pid for pid, p in game.players.items() if p.cell == placed.cell],
                 **_marks(tile),
                 "treasure_lies": placed.cell in game.treasure_cells,
+                **_special_view(game, placed),
             }
         )
     return {
@@ -153,6 +158,12 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
     }
 
 
+def _where(game: Game, player: PlayerState) -> str:
+    """Where a player stands, in words: behind a double chamber's inner wall says so."""
+    where = chamber_at(game, player.cell)
+    return f"the rear of {where}" if player.rear else where
+
+
 def _marks(tile: TileDef) -> dict[str, Any]:
     """A tile's module marks (a purple mask, a treasure icon, an illusion), only where it
     shows one."""
@@ -163,7 +174,79 @@ def _marks(tile: TileDef) -> dict[str, Any]:
         marks["treasure"] = True
     if tile.illusion:
         marks["illusion"] = True
+    if tile.special is not None:
+        marks["special"] = tile.special
     return marks
+
+
+def _special_view(game: Game, placed: PlacedTile) -> dict[str, Any]:
+    """Module 4 on a placed tile: the inner wall's rear sides, the chalice, the Large torch."""
+    state = game.special
+    if state is None:
+        return {}
+    view: dict[str, Any] = {}
+    if special.special_of(game, placed.tile) == "double":
+        view["rear_sides"] = [side for side in SIDES if side in special.rear_sides(placed)]
+    if state.chalice == placed.cell:
+        view["chalice_lies"] = "rear" if state.chalice_rear else "here"
+    if state.large_torch == placed.cell:
+        view["large_torch"] = True
+    return view
+
+
+_SIDE_WORDS = {"N": "north", "E": "east", "S": "south", "W": "west"}
+
+
+def _reminders(game: Game) -> list[dict[str, str]]:
+    """What the table tends to forget about the modules in play, in a line each (module 4: the
+    chalice, the linked chambers, the double chambers' rear entrance, the Large torch)."""
+    state = game.special
+    if state is None:
+        return []
+    found: list[dict[str, str]] = []
+    if state.chalice is not None:
+        half = " (behind its inner wall)" if state.chalice_rear else ""
+        found.append(
+            {
+                "kind": "chalice",
+                "text": f"The chalice lies in {chamber_at(game, state.chalice)}{half}: carry it "
+                "to the exit, a torch more for each chamber entered. Left inside, the game is "
+                "lost.",
+            }
+        )
+    elif state.recovered:
+        found.append({"kind": "chalice", "text": "The chalice is recovered ✓"})
+    linked = special.linked_cells(game)
+    if linked and state.linked_used:
+        found.append({"kind": "linked", "text": "Linked chambers used: no more gems there"})
+    elif linked:
+        found.append(
+            {
+                "kind": "linked",
+                "text": f"Linked chambers: {len(linked)} of 3 found. Stand in two at once and "
+                "activate a gem in each, together, once a game",
+            }
+        )
+    for placed in game.temple:
+        if special.special_of(game, placed.tile) == "double" and not placed.gems:
+            sides = " or ".join(_SIDE_WORDS[s] for s in SIDES if s in special.rear_sides(placed))
+            found.append(
+                {
+                    "kind": "double",
+                    "text": f"{chamber_at(game, placed.cell)[0].upper()}"
+                    f"{chamber_at(game, placed.cell)[1:]}: its gems only from behind the inner "
+                    f"wall, entered by its {sides} side",
+                }
+            )
+    if state.large_torch is not None:
+        found.append(
+            {
+                "kind": "large_torch",
+                "text": f"The Large torch lies in {chamber_at(game, state.large_torch)}: safe "
+                "from the next door slam, like the start",
+            }
+        )
+    return found
 
 
 def _modules_view(game: Game) -> dict[str, Any]:
@@ -173,12 +256,12 @@ def _modules_view(game: Game) -> dict[str, Any]:
     if "curses" in game.setup.modules:
         view["curse_cards"] = {
             card.card_id: {"name": card.name, "effect": card.effect, "lift": list(card.lift)}
-            for card in CURSE_CARDS.values()
+            for card in curse_cards_in_play(game.setup.modules).values()
         }
     if "treasures" in game.setup.modules:
         view["treasures"] = {
             tile.treasure_id: {"name": tile.name, "effect": tile.effect, "icons": list(tile.icons)}
-            for tile in TREASURES.values()
+            for tile in treasures_in_play(game.setup.modules).values()
         }
         holders = any("secret_passage" in p.treasures for p in game.players.values())
         view["secret_passage_spots"] = (
@@ -193,6 +276,7 @@ def _modules_view(game: Game) -> dict[str, Any]:
             else []
         )
         view["secret_passages"] = [{"cells": [list(a), list(b)]} for a, b in game.secret_passages]
+    view["reminders"] = _reminders(game)
     return view
 
 

@@ -49,7 +49,7 @@ import {
 import { BrowserAudio } from "./audio.js";
 import { entryRow, gemRow, SIDES, turnedDoors, wallsSvg } from "./tile-art.js";
 import { openFix, wireFixDialog } from "./fix.js";
-import { curseIcon, marksRow, treasureIcon } from "./module-art.js";
+import { curseIcon, innerWall, marksRow, reminderIcon, treasureIcon } from "./module-art.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -59,8 +59,8 @@ const POLL_MS = 2000;
 const MAX_RECONNECT_MS = 15000;
 const LOCAL_WARNINGS_KEPT = 3;
 const SIDE_ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
-const ACTION_ORDER = ["curse", "escape", "activate", "enter", "discover", "claim", "unlock", "lift", "use", "lose_die", "give_die"];
-const PAYING = new Set(["discover", "enter", "activate", "escape", "lift", "claim"]);
+const ACTION_ORDER = ["curse", "escape", "activate", "activate_linked", "carry", "enter", "discover", "claim", "unlock", "lift", "use", "lose_die", "give_die"];
+const PAYING = new Set(["discover", "enter", "activate", "activate_linked", "carry", "escape", "lift", "claim"]);
 
 const sync = new ClockSync();
 const audio = new BrowserAudio({
@@ -102,6 +102,7 @@ function render(previous, state) {
   renderCounters(previous, state);
   renderClockButtons(state);
   renderNotices(state.notices || []);
+  renderReminders(game.reminders || []);
   renderTemple(state);
   renderTeam(game);
   renderPlayers(state);
@@ -255,7 +256,7 @@ function mustRunBack(state, countdown) {
   const serverCountdown = state.clock.phase.countdown;
   if (serverCountdown === countdown) return state.game.must_run_back;
   return Object.entries(state.game.players)
-    .filter(([, p]) => !p.escaped && !p.in_start)
+    .filter(([, p]) => !p.escaped && !(p.safe ?? p.in_start))
     .map(([pid]) => pid);
 }
 
@@ -303,6 +304,26 @@ function renderNotices(notices) {
           },
           "×",
         ),
+      ),
+    ),
+  );
+}
+
+/** Module reminders (module 4: the chalice, the linked and double chambers, the Large torch). */
+function renderReminders(reminders) {
+  const box = $("reminders");
+  const key = JSON.stringify(reminders);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.hidden = reminders.length === 0;
+  fill(
+    box,
+    reminders.map((reminder) =>
+      el(
+        "div",
+        { class: `reminder reminder-${reminder.kind}`, dataset: { testid: `reminder-${reminder.kind}` } },
+        reminderIcon(reminder.kind),
+        el("span", { text: reminder.text }),
       ),
     ),
   );
@@ -555,6 +576,7 @@ function tileNode(tile, game) {
   const classes = ["tile", `kind-${tile.kind}`];
   if (tile.gem_icons) classes.push(`gems-${tile.gem_icons.icon}`);
   if (tile.illusion) classes.push("illusion");
+  if (tile.special) classes.push(`special-${tile.special}`);
   const name = tile.label || tile.name;
   return el(
     "div",
@@ -564,6 +586,7 @@ function tileNode(tile, game) {
       dataset: { testid: `tile-${cellKey(tile.cell)}`, tile: tile.tile },
     },
     wallsSvg(tile.open_sides, tile.stairs),
+    tile.rear_sides ? innerWall(tile.rear_sides) : null,
     el(
       "div",
       { class: "tile-body" },
@@ -826,6 +849,7 @@ export function actionTestId(pid, action) {
   if (action.action === "use") parts.push(event.treasure);
   if (Array.isArray(event.cell)) parts.push(cellKey(event.cell));
   if (action.action === "activate") parts.push(`g${event.gems}`);
+  if (action.action === "activate_linked") parts.push(...event.cells.map(cellKey));
   if (action.action === "unlock") parts.push(`by-${event.by}`);
   if (action.action === "give_die") parts.push(`to-${event.to}`);
   return parts.join("-");
@@ -893,6 +917,10 @@ function actionLabel(action) {
   const letter = side ? side[1] || side[2] : null;
   const arrow = letter ? `${SIDE_ARROWS[letter]} ` : "";
   if (action.action === "discover" && letter) return `${arrow}Discover ${letter}`;
+  if (action.action === "carry" && letter) {
+    const target = current && current.game ? current.game.temple.find((t) => sameCell(t.cell, action.event.cell)) : null;
+    return `${arrow}Carry the chalice into ${target ? target.label : "the next chamber"}`;
+  }
   if (action.action === "enter" && letter) {
     const target = current && current.game ? current.game.temple.find((t) => sameCell(t.cell, action.event.cell)) : null;
     const name = target ? target.label : action.label.replace(/^enter /, "").replace(/ \([NESW]\)$/, "");

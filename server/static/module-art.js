@@ -1,6 +1,7 @@
-// Pictures for the Big Box modules 1 (Curses), 2 (Treasures) and 3 (Illusion chambers): the
-// marks printed on the curse, treasure and illusion chambers, an icon per curse card and per treasure tile, and the chips a player's
-// card shows for each. Names come from the server's state (`curse_cards`, `treasures`): the page
+// Pictures for the Big Box modules 1 (Curses), 2 (Treasures), 3 (Illusion chambers) and 4
+// (Special chambers): the marks printed on the curse, treasure, illusion and special chambers,
+// the chalice and the Large torch on the temple, an icon per curse card and per treasure tile,
+// and the chips a player's card shows for each. Names come from the server's state (`curse_cards`, `treasures`): the page
 // never shows an id.
 
 import { el } from "./common.js";
@@ -50,6 +51,9 @@ const CURSE_GLYPHS = {
   // Cursed hand: a hand held on the head.
   cursed_hand:
     '<path d="M7 2.5 H17 V6 H7 Z" fill="#f6ecd2"/><path d="M8 2.5 V0.6 M10.5 2.5 V0 M13 2.5 V0 M15.5 2.5 V0.6" stroke="#f6ecd2" stroke-width="1.6" stroke-linecap="round"/>',
+  // Soul exchange: two arrows swapping.
+  soul_exchange:
+    '<path d="M5 15 H17 L14.5 12.5 M19 19 H7 L9.5 21.5" stroke="#f0e0ff" stroke-width="1.8" fill="none" stroke-linecap="round"/>',
 };
 
 const TREASURE_ART = {
@@ -66,7 +70,20 @@ const TREASURE_ART = {
     '<circle cx="12" cy="12" r="1.8" fill="#ffffff"/>',
   double_key: KEY(0, -4.5, 1) + KEY(0, 4.5, 1),
   extra_gem: GEM(0, 0, 1) + '<path d="M18 3 V9 M15 6 H21" stroke="#ffffff" stroke-width="2" stroke-linecap="round"/>',
+  large_torch: TORCH(-1, -1, 1.1) + '<path d="M5 22.5 H19" stroke="#ffd23f" stroke-width="1.6"/>',
 };
+
+/** Module 4's pictures: the chalice, the chain of the linked chambers, the double chamber. */
+const CHALICE =
+  '<path d="M6 3 H18 Q18 11 12 12.5 Q6 11 6 3 Z" fill="#ffd23f" stroke="#fff1b0" stroke-width="1"/>' +
+  '<path d="M12 12.5 V18.5 M7.5 21 H16.5 L15 18.5 H9 Z" stroke="#ffd23f" stroke-width="1.8" fill="#ffd23f"/>' +
+  '<circle cx="12" cy="7" r="1.6" fill="#e8414c"/>';
+const CHAIN =
+  '<g fill="none" stroke="#9fe0ff" stroke-width="2.4"><rect x="2" y="8" width="11" height="8" rx="4"/>' +
+  '<rect x="11" y="8" width="11" height="8" rx="4"/></g>';
+const DOUBLE =
+  '<rect x="3" y="3" width="18" height="18" rx="2" fill="none" stroke="#e0c48a" stroke-width="1.6"/>' +
+  '<path d="M3 10 H21" stroke="#e0c48a" stroke-width="2.6"/><path d="M12 3 V8" stroke="#33c5ff" stroke-width="2"/>';
 
 function svgIcon(className, label, body) {
   const span = document.createElement("span");
@@ -107,12 +124,56 @@ export function illusionMark() {
   );
 }
 
-/** A tile's module marks (purple mask, treasure icon, illusion) as a row, or nothing. */
+const SPECIAL_MARKS = {
+  linked: ["mark-linked", "linked chamber: a gem in each of two at once, together, once a game", CHAIN],
+  double: ["mark-double", "double chamber: its gems only from behind the inner wall (rear entrance)", DOUBLE],
+  chalice: ["mark-chalice", "treasure chamber: carry its chalice to the exit", CHALICE],
+};
+
+/** A special chamber's mark (module 4). */
+export function specialMark(kind) {
+  const [className, label, body] = SPECIAL_MARKS[kind];
+  return svgIcon(className, label, body);
+}
+
+/** The chalice lying on a tile (module 4), glowing: someone must carry it to the exit. */
+export function chaliceToken(rear) {
+  const label = `the chalice lies here${rear ? ", behind the inner wall" : ""}: carry it to the exit`;
+  return svgIcon("chalice-token", label, CHALICE);
+}
+
+/** The Large torch lying on a tile (module 4): a second starting chamber until the next slam. */
+export function largeTorchToken() {
+  return svgIcon("large-torch-token", "the Large torch lies here: safe from the next door slam", TREASURE_ART.large_torch);
+}
+
+/** A double chamber's inner wall, drawn across the tile next to its rear side(s). */
+export function innerWall(rearSides) {
+  return el(
+    "div",
+    { class: "inner-walls", "aria-hidden": "true" },
+    rearSides.map((side) => el("span", { class: `inner-wall rear-${side}` })),
+  );
+}
+
+/** The icon beside a reminder line, by its kind. */
+export function reminderIcon(kind) {
+  if (kind === "chalice") return svgIcon("reminder-icon", "chalice", CHALICE);
+  if (kind === "linked") return svgIcon("reminder-icon", "linked chambers", CHAIN);
+  if (kind === "double") return svgIcon("reminder-icon", "double chamber", DOUBLE);
+  if (kind === "large_torch") return svgIcon("reminder-icon", "Large torch", TREASURE_ART.large_torch);
+  return null;
+}
+
+/** A tile's module marks (purple mask, treasure icon, illusion, special) as a row, or nothing. */
 export function marksRow(tile) {
-  if (!tile.curse && !tile.treasure && !tile.illusion) return null;
+  if (!tile.curse && !tile.treasure && !tile.illusion && !tile.special && !tile.large_torch && !tile.chalice_lies) return null;
   return el(
     "div",
     { class: "tile-row tile-marks" },
+    tile.special ? specialMark(tile.special) : null,
+    tile.chalice_lies ? chaliceToken(tile.chalice_lies === "rear") : null,
+    tile.large_torch ? largeTorchToken() : null,
     tile.illusion ? illusionMark() : null,
     tile.curse ? curseMark() : null,
     tile.treasure ? treasureMark(Boolean(tile.treasure_lies)) : null,

@@ -77,6 +77,7 @@ def test_every_module_has_a_number_name_and_description():
         (1, "Curses"),
         (2, "Treasures"),
         (3, "Illusion chambers"),
+        (4, "Special chambers"),
     ]
     assert all(len(m.summary) > 40 for m in MODULES.values())
 

@@ -97,9 +97,9 @@ def test_new_game_rejects_bad_forms_with_422(client, body, message):
 
 
 def test_new_game_rejects_rules_the_engine_refuses(client):
-    response = client.post("/api/games", json={"players": ["red"], "modules": ["quests"]})
+    response = client.post("/api/games", json={"players": ["red"], "modules": ["maze"]})
     assert response.status_code == 422
-    assert "unknown module 'quests'" in response.json()["detail"]
+    assert "unknown module 'maze'" in response.json()["detail"]
 
 
 def test_events_are_judged_recorded_and_undone(client):
