@@ -215,13 +215,20 @@ def load_dataset(
 
     `mapping` renames source classes to templecam's (or to "ignore"). `val_fraction` holds that
     share of all images back for validation, replacing the source's split; without it only a
-    dataset with no val split is split, DEFAULT_VAL_FRACTION of it. With `strict` (the default)
+    dataset with no val split is split, DEFAULT_VAL_FRACTION of it. A reviewed teach folder
+    (review.json) is read with `read_review`. With `strict` (the default)
     errors raise DatasetError; otherwise they are listed in `errors` (for `dataset check`).
     `progress(done, total)` is called as images are checked.
     """
     if val_fraction is not None and not 0.0 <= val_fraction < 1.0:
         raise DatasetError(f"val fraction {val_fraction}: give a share from 0 up to (not) 1")
-    layout = read_layout(Path(src).expanduser())
+    folder = Path(src).expanduser()
+    if (folder / REVIEW_FILE).is_file() and not (folder / "data.yaml").exists():
+        if mapping:
+            raise DatasetError(f"{src} is a reviewed teach folder: its labels need no --map")
+        fraction = DEFAULT_VAL_FRACTION if val_fraction is None else val_fraction
+        return read_review(folder, val_fraction=fraction)
+    layout = read_layout(folder)
     table = _class_table(layout, mapping or {})
     view = DatasetView(Path(src), layout.format, [], problems=list(layout.notes))
     unknown: Counter[str] = Counter()
@@ -269,7 +276,8 @@ def load_dataset(
         view.errors.append(f"{src} has no readable image")
     _assign_splits(view, layout.has_val, val_fraction)
     if strict and view.errors:
-        raise DatasetError(f"{src} ({FORMATS.get(view.format, view.format)}): " + view.errors[0])
+        what = f"{src} ({FORMATS.get(view.format, view.format)})"
+        raise DatasetError(f"{what}: " + "\nAlso: ".join(view.errors))
     return view
 
 

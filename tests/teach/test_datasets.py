@@ -251,6 +251,10 @@ def test_malformed_label_lines_name_their_file_and_line(ultralytics_dir):
     labels = ultralytics_dir / "labels" / "train"
     (labels / "a.txt").write_text(yolo_line(0, KEY_BOX) + "2 0.5 0.5\n")
     (labels / "b.txt").write_text("\n0 40 30 20 18\n")  # pixels, not fractions
+    write_labels(ultralytics_dir / "labels" / "val" / "c.txt", [(1, KEY_BOX)])
+    (ultralytics_dir / "data.yaml").write_text(
+        "path: .\ntrain: images/train\nval: images/val\nnames: [Key, Flame, Torch]\n"
+    )
 
     with pytest.raises(DatasetError) as caught:
         load_dataset(ultralytics_dir, {})
@@ -259,6 +263,7 @@ def test_malformed_label_lines_name_their_file_and_line(ultralytics_dir):
     assert "labels/train/a.txt line 2: 3 values" in message
     assert "labels/train/b.txt line 2: coordinates outside 0-1" in message
     assert "not pixels" in message
+    assert "classes templecam does not know: 'Flame' (1 box)" in message  # all errors at once
 
 
 def test_a_class_number_beyond_the_names_is_an_error(ultralytics_dir):
@@ -545,3 +550,14 @@ def test_train_keeps_an_ultralytics_data_yaml_as_it_is(ultralytics_dir, tmp_path
 
     assert seen["data"] == ultralytics_dir / "data.yaml"
     assert not (tmp_path / "m" / "dataset").exists()
+
+
+def test_a_teach_folder_given_as_a_dataset_is_read_as_its_review(tmp_path):
+    teach = teach_folder(tmp_path / "teach")
+
+    view = load_dataset(teach, {})
+
+    assert view.format == "templecam-teach"
+    assert view.class_counts() == read_review(teach).class_counts() == {"key": 4, "torch": 4}
+    with pytest.raises(DatasetError, match="its labels need no --map"):
+        load_dataset(teach, {"key": "torch"})
