@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules import module_quests as quests
 from rules import module_special as special
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState, describe_icons
 from rules.modules import CLAIM_COST, CURSE_CARDS, TREASURES
@@ -129,6 +130,8 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
                     trapped or (None if pile_left else "no tiles left in the draw pile"),
                 )
             )
+        elif quests.quest_of(game, target.tile) in ("ghost", "obelisk"):
+            continue  # nobody enters the ghost or obelisk chamber (module 5)
         elif opposite(side) in target.open_sides:
             found.append(
                 _priced(
@@ -174,8 +177,11 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
                 "escape",
                 f"escape ({plural(game.keys_to_escape, 'key')} by yourself)",
                 {"type": "escape", "player": player_id},
+                _quest_markers(game),
             )
         )
+    if game.quests is not None:
+        found.extend(_quest_actions(game, player))
     found.extend(_unlocks(game, player))
     found.extend(_module_actions(game, player))
     return found
@@ -224,6 +230,80 @@ def _linked(game: Game, player: PlayerState) -> list[OpenAction]:
             blocked,
         )
     ]
+
+
+def _quest_markers(game: Game) -> str | None:
+    """Why nobody escapes yet: quest markers on the gem depot (module 5, page 17)."""
+    if game.quests is None or not game.quests.markers_left:
+        return None
+    return f"{plural(game.quests.markers_left, 'quest marker')} still on the gem depot"
+
+
+def _quest_actions(game: Game, player: PlayerState) -> list[OpenAction]:
+    """The quests' actions open to a player where he stands (module 5, pages 17-19)."""
+    state = game.quests
+    assert state is not None and player.cell is not None
+    pid = player.player_id
+    here = player.cell
+    found: list[OpenAction] = []
+    for side, cell in quests.ghost_pushes(game, player):
+        found.append(
+            _priced(
+                game,
+                [player],
+                quests.PUSH_GHOST,
+                "push_ghost",
+                f"push the ghost to the {side}",
+                {"type": "push_ghost", "player": pid, "cell": list(cell)},
+            )
+        )
+    chamber = game.temple.at(here)
+    assert chamber is not None
+    quest = quests.quest_of(game, chamber.tile)
+    if quest is None or quest in state.done:
+        return found
+    together = game.players_in(here)
+    ids = [p.player_id for p in together]
+    if quest == "altar":
+        first = state.altar[0] if state.altar else None
+        for count in (1, 2) if not state.altar else (1,):
+            found.append(
+                OpenAction(
+                    "sacrifice",
+                    f"sacrifice {plural(count, 'die')} on the altar",
+                    {"type": "sacrifice", "player": pid, "dice": count},
+                    blocked="the second die comes from another player"
+                    if first == pid
+                    else ("not enough dice" if player.dice < count else None),
+                )
+            )
+    elif quest == "task":
+        for tile in quests.TASK_TILES.values():
+            if tile.tile_id in state.tasks_done:
+                continue
+            found.append(
+                _priced(
+                    game,
+                    together,
+                    Counter(tile.icons),
+                    "task",
+                    f"{tile.name}: {describe_icons(Counter(tile.icons))} together",
+                    {"type": "task", "players": ids, "tile": tile.tile_id},
+                )
+            )
+    elif quest == "tree":
+        need = quests.tree_need(game)
+        found.append(
+            _priced(
+                game,
+                together,
+                need,
+                "heal_tree",
+                f"heal the tree of life ({describe_icons(need)} together)",
+                {"type": "heal_tree", "players": ids},
+            )
+        )
+    return found
 
 
 def secret_passage_spots(game: Game) -> list[tuple[Cell, Cell]]:

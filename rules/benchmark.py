@@ -38,6 +38,10 @@ class RulesBenchmark:
         return asdict(self)
 
 
+BENCH_QUESTS = ("altar", "task", "tree")
+"""The quest chambers the benchmark plays with module 5."""
+
+
 def long_game(
     events: int, seed: int, modules: tuple[str, ...] = ()
 ) -> tuple[dict[str, Any], list[Any]]:
@@ -51,6 +55,8 @@ def long_game(
     }
     if modules:
         setup["modules"] = list(modules)
+        if "quests" in modules:
+            setup["quests"] = list(BENCH_QUESTS)
     game = Game.from_setup_line(setup)
     per_event = 599.0 / events
     record = list(random_events(rng, game, events, noise=0.1, seconds_per_event=per_event))
@@ -65,8 +71,14 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
     setup: dict[str, Any] = {"type": "setup", "players": list(PLAYER_COLOURS), "tiles": {}}
     if modules:
         setup["modules"] = list(modules)
+        if "quests" in modules:
+            setup["quests"] = list(BENCH_QUESTS)
     base = Game.from_setup_line({**setup, "players": ["red"], "tiles": {}}).catalog
-    tile_ids = [tid for tid in base if tid != "start" and base[tid].special != "chalice"]
+    tile_ids = [
+        tid
+        for tid in base
+        if tid != "start" and base[tid].special != "chalice" and base[tid].quest is None
+    ]
     extra = side * side - 1 - len(tile_ids)
     for index in range(extra):
         setup["tiles"][f"extra-{index}"] = {
@@ -93,6 +105,14 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
         for player in game.players.values():
             player.curses = list(curse_cards_in_play(game.setup.modules))
             player.curses_to_draw = 1
+    if game.quests is not None:
+        # The task chamber and the tree of life under the first two players, so that every
+        # task tile and the healing are priced; the ghost beside the first.
+        for player, quest in zip(game.players.values(), ("quest-task", "quest-tree"), strict=False):
+            assert player.cell is not None
+            old = game.temple.remove(player.cell)
+            game.temple.place(game.catalog[quest], player.cell, old.stairs)
+        game.quests.ghost = next(iter(game.players.values())).cell
     if game.special is not None:
         first = next(iter(game.players.values()))
         game.special.chalice, game.special.chalice_rear = first.cell, first.rear

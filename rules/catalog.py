@@ -14,6 +14,8 @@ from rules.vocabulary import KEY, PAYING_FACES, SIDES, TORCH
 
 TILE_KINDS = ("start", "exit", "chamber")
 SPECIAL_KINDS = ("linked", "double", "chalice")
+QUEST_KINDS = ("altar", "ghost", "task", "tree", "obelisk")
+"""Module 5's quest chambers."""
 """Module 4's special chambers: linked, double (an inner wall), the treasure chamber."""
 
 
@@ -51,6 +53,8 @@ class TileDef:
     rear: frozenset[str] = frozenset()
     """A double chamber's rear half (module 4): its sides in the tile's own frame; every other
     side, the stairway included, belongs to the front half, and an inner wall parts them."""
+    quest: str | None = None
+    """A quest chamber of module 5: `altar`, `ghost`, `task`, `tree` or `obelisk`."""
 
     @property
     def own_open_sides(self) -> frozenset[str]:
@@ -81,6 +85,8 @@ class TileDef:
             data["special"] = self.special
         if self.rear:
             data["rear"] = [side for side in SIDES if side in self.rear]
+        if self.quest is not None:
+            data["quest"] = self.quest
         return data
 
 
@@ -119,6 +125,9 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
         raise RecordError(f"{where}: 'rear' must be a list of sides from N, E, W")
     if rear and special != "double":
         raise RecordError(f"{where}: only a double chamber has a 'rear' half")
+    quest = data.get("quest")
+    if quest is not None and quest not in QUEST_KINDS:
+        raise RecordError(f"{where}: 'quest' must be one of {', '.join(QUEST_KINDS)}")
     return TileDef(
         tile_id,
         name,
@@ -131,6 +140,7 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
         marks["illusion"],
         special,
         frozenset(rear),
+        quest,
     )
 
 

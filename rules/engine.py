@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
+from rules import module_quests as quests
 from rules import module_special as special
 from rules.catalog import TileDef
 from rules.errors import Rejection
@@ -154,6 +155,7 @@ class Game:
         "treasures": ("claim", "use"),
         "illusions": (),
         "special": ("activate_linked",),
+        "quests": ("sacrifice", "push_ghost", "task", "heal_tree"),
     }
     """Event types a module adds, known only in games that play it."""
 
@@ -197,6 +199,8 @@ class Game:
         """Chambers joined by a secret passage (module 2), usable by everyone."""
         self.special = special.SpecialState() if "special" in setup.modules else None
         """Module 4's state (the chalice, the linked chambers, the Large torch), or None."""
+        self.quests = quests.QuestState(setup.quests) if "quests" in setup.modules else None
+        """Module 5's state (quest markers, the altar, the ghost, task tiles), or None."""
 
     @classmethod
     def from_setup_line(cls, line: Any) -> Game:
@@ -207,8 +211,9 @@ class Game:
 
     @property
     def keys_to_escape(self) -> int:
-        """Keys one player must show by himself to escape: the gems in the depot plus one."""
-        return self.depot + 1
+        """Keys one player must show by himself to escape: the gems in the depot plus one (and
+        module 5's obelisk gem tiles still on the depot)."""
+        return self.depot + 1 + quests.extra_keys(self)
 
     @property
     def turns_of_fate_left(self) -> int:
@@ -266,6 +271,8 @@ class Game:
             )
         if self.special is not None:
             data.update(self.special.to_json())
+        if self.quests is not None:
+            data.update(self.quests.to_json())
         return data
 
     def connected(self, a: Cell, b: Cell) -> bool:
@@ -614,6 +621,7 @@ class Game:
         self.temple.place(tile, cell, stairs)
         self._settle(plan, spends)
         special.on_discover(self, tile, cell)
+        quests.on_discover(self, tile, cell)
         if tile.curse and "curses" in self.setup.modules:
             player.curses_to_draw += 1
         if tile.treasure and "treasures" in self.setup.modules:
@@ -639,6 +647,7 @@ class Game:
                 f"a wall blocks the way from {list(here)} to {target.tile.name} at {list(cell)}"
             )
         special.check_leave(self, player, here, cell, "leave")
+        quests.check_enter(self, target.tile)
         need = special.entry_need(self, player, Counter(target.tile.enter), event)
         plan, spends = self._charge(event, [player], need, f"to enter {target.tile.name}")
         player.cell = cell
@@ -716,6 +725,7 @@ class Game:
         chamber = self.chamber_of(player)
         if chamber is None or chamber.tile.kind != "exit":
             raise Rejection(f"{player.player_id} is not in the exit chamber")
+        quests.check_escape(self)
         plan, spends = self._charge(
             event, [player], Counter({KEY: self.keys_to_escape}), "to escape"
         )
@@ -920,6 +930,28 @@ class Game:
         self._module("special", event)
         special.activate_linked(self, event)
 
+    # ----- module 5: quest chambers (the logic is in rules/module_quests.py) -------------------
+
+    def _sacrifice(self, event: Mapping[str, Any]) -> None:
+        """1 or 2 dice placed on the altar (page 17)."""
+        self._module("quests", event)
+        quests.sacrifice(self, event)
+
+    def _push_ghost(self, event: Mapping[str, Any]) -> None:
+        """The ghost pushed into the next chamber with 2 torches (page 18)."""
+        self._module("quests", event)
+        quests.push_ghost(self, event)
+
+    def _task(self, event: Mapping[str, Any]) -> None:
+        """A task tile's icons rolled in the task chamber (page 18)."""
+        self._module("quests", event)
+        quests.task(self, event)
+
+    def _heal_tree(self, event: Mapping[str, Any]) -> None:
+        """The tree of life healed with golden masks (page 19)."""
+        self._module("quests", event)
+        quests.heal_tree(self, event)
+
     def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
         n = self._whole(event, "n")
         if n not in allowed:
@@ -944,6 +976,8 @@ class Game:
                 player.rolled = False
         gone = self._illusions_vanish(start) if "illusions" in self.setup.modules else []
         special.after_slam(self, gone, start)
+        if self.quests is not None and self.quests.ghost in gone:
+            self.quests.ghost = start  # the ghost on a vanished illusion chamber: back to start
 
     def _illusions_vanish(self, start: Cell) -> list[Cell]:
         """Module 3 (page 13): after the door slams, every illusion chamber leaves the temple

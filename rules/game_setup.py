@@ -9,6 +9,7 @@ from typing import Any
 from rules.catalog import TileDef, basic_catalog, parse_catalog
 from rules.errors import RecordError
 from rules.finite import TooDeepError, non_finite_path, without_nulls
+from rules.module_quests import QUEST_NAMES, quest_chambers
 from rules.module_special import special_chambers
 from rules.modules import (
     REPLACED_BY_CURSE_TREASURE_CHAMBERS,
@@ -23,7 +24,7 @@ DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
 BASE_DEPOT_BY_PLAYERS = {1: 7, 2: 7, 3: 11, 4: 14, 5: 16, 6: 18}
 """Gems in the depot at the start, by number of players, before the difficulty's extra."""
 
-KNOWN_MODULES: tuple[str, ...] = ("curses", "treasures", "illusions", "special")
+KNOWN_MODULES: tuple[str, ...] = ("curses", "treasures", "illusions", "special", "quests")
 """Module ids this engine can play; the basic game is `[]`."""
 
 SPARE_GEMS = 2
@@ -49,6 +50,8 @@ class Setup:
     catalog: Mapping[str, TileDef] = field(default_factory=basic_catalog)
     temple: tuple[Placement, ...] = (Placement("start", (0, 0), "S"),)
     track_dice: bool = True
+    quests: tuple[str, ...] = ()
+    """The quest chambers in play (module 5), 1 to 3 of them."""
 
     @property
     def starting_dice(self) -> int:
@@ -87,7 +90,9 @@ def starting_temple(
     return temple
 
 
-def setup_catalog(modules: list[str] | tuple[str, ...] = ()) -> dict[str, TileDef]:
+def setup_catalog(
+    modules: list[str] | tuple[str, ...] = (), quests: list[str] | tuple[str, ...] | None = None
+) -> dict[str, TileDef]:
     """Return the packaged tiles a game with these modules plays with (before a setup line's
     own `tiles`): with curses or treasures, the 13 curse and treasure chambers replace the 13
     basic chambers (page 10); with illusions, 6 illusion chambers replace the one-gem chambers
@@ -110,6 +115,8 @@ def setup_catalog(modules: list[str] | tuple[str, ...] = ()) -> dict[str, TileDe
         catalog.update(illusions)
     if "special" in modules:
         catalog.update(special_chambers())  # added to the pile, replacing nothing (page 14)
+    if "quests" in modules:
+        catalog.update(quest_chambers(quests))  # those drawn join the pile (page 17)
     return catalog
 
 
@@ -120,7 +127,7 @@ def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
     return [
         tile_id
         for tile_id, tile in catalog.items()
-        if tile.kind == "chamber" and tile.special != "chalice"
+        if tile.kind == "chamber" and tile.special != "chalice" and tile.quest is None
     ]
 
 
@@ -155,13 +162,30 @@ def parse_setup(line: Any) -> Setup:
         raise RecordError("'modules' must be a list of module ids")
     if len(set(modules)) != len(modules):
         raise RecordError("each module may be named only once in 'modules'")
-    catalog = setup_catalog(modules)
+    quests = _parse_quests(line.get("quests")) if "quests" in modules else ()
+    catalog = setup_catalog(modules, quests)
     catalog.update(parse_catalog(line.get("tiles", {})))
     temple = _parse_temple(line.get("temple"), catalog, modules)
     track_dice = line.get("track_dice", True)
     if not isinstance(track_dice, bool):
         raise RecordError("'track_dice' must be true or false")
-    return Setup(players, difficulty, tuple(modules), catalog, temple, track_dice)
+    return Setup(players, difficulty, tuple(modules), catalog, temple, track_dice, quests)
+
+
+def _parse_quests(quests: Any) -> tuple[str, ...]:
+    """The quest chambers a game with module 5 plays: 1 to 3 of the five (page 17)."""
+    if (
+        not isinstance(quests, list)
+        or not 1 <= len(quests) <= 3
+        or any(q not in QUEST_NAMES for q in quests)
+    ):
+        raise RecordError(
+            f"with the quests module, 'quests' must list 1 to 3 quest chambers from "
+            f"{', '.join(QUEST_NAMES)}"
+        )
+    if len(set(quests)) != len(quests):
+        raise RecordError("each quest chamber may be named only once in 'quests'")
+    return tuple(quests)
 
 
 def _parse_players(players: Any) -> tuple[str, ...]:
@@ -202,6 +226,8 @@ def _parse_temple(
             raise RecordError(f"{where}: tile {tile_id!r} is placed twice")
         placements.append(Placement(tile_id, cell, stairs))
     for placement in placements:
+        if catalog[placement.tile_id].quest is not None and "quests" in modules:
+            raise RecordError("a quest chamber is never laid at set-up: it is discovered")
         if catalog[placement.tile_id].special == "chalice" and "special" in modules:
             raise RecordError(
                 "the treasure chamber is never laid at set-up: it goes back into the draw pile "

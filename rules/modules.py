@@ -68,6 +68,14 @@ MODULES: Mapping[str, ModuleInfo] = {
             "gems only to those who came in by the rear entrance; the chalice of the treasure "
             "chamber must reach the exit. Adds the Soul exchange curse and the Large torch.",
         ),
+        ModuleInfo(
+            "quests",
+            5,
+            "Quest chambers",
+            "2 of the 5 quest chambers (altar, ghost, task, tree of life, obelisk) are drawn "
+            "into the pile, a quest marker each on the gem depot: nobody escapes until every "
+            "quest is done.",
+        ),
     )
 }
 """The modules the dashboard offers at set-up (pages 10-13), by the id the setup line uses."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from rules.catalog import TileDef
 from rules.engine import Game
+from rules.module_quests import TASK_TILES
 from rules.modules import CURSE_CARDS, TREASURES
 from rules.vocabulary import plural
 
@@ -26,6 +27,8 @@ def chamber_label(tile: TileDef) -> str:
         return "Illusion chamber"
     if tile.special is not None:
         return _SPECIAL_LABELS[tile.special]
+    if tile.quest is not None:
+        return tile.name  # a quest chamber's printed name: "Altar chamber", "Tree of Life"
     if tile.gems is not None:
         return "Gem chamber" if tile.gems.count > 1 else "One-gem chamber"
     return "Chamber"
@@ -99,6 +102,10 @@ _MODULE_VERBS = {
     "claim": "claims the treasure",
     "use": "uses the treasure",
     "activate_linked": "activates the linked chambers",
+    "sacrifice": "sacrifices dice on the altar",
+    "push_ghost": "pushes the ghost",
+    "task": "completes a task tile",
+    "heal_tree": "heals the tree of life",
 }
 
 
@@ -200,7 +207,8 @@ def _tile_words(game: Game, tile_id: Any) -> str:
         if shown
     )
     marked = f" with {marks}" if marks else ""
-    article = "an" if tile.illusion else "a"  # "a One-gem chamber", "an Illusion chamber"
+    vowel = tile.illusion or tile.quest in ("altar", "obelisk")
+    article = "an" if vowel else "a"  # "a One-gem chamber", "an Illusion chamber"
     if tile.gems is not None:
         return f"{article} {chamber_label(tile)} ({tile.gems.icon}s){marked}"
     return f"{article} {chamber_label(tile)}{marked}"
@@ -210,6 +218,12 @@ def curse_name(card_id: Any) -> str:
     """A curse card's printed name (`Broken die`), or a plain word for an unknown id."""
     card = CURSE_CARDS.get(card_id) if isinstance(card_id, str) else None  # any module's
     return card.name if card is not None else "an unknown curse"
+
+
+def quest_task_name(tile_id: Any) -> str:
+    """A task tile's name (`Task tile 3`), or a plain word for an unknown id (module 5)."""
+    tile = TASK_TILES.get(tile_id) if isinstance(tile_id, str) else None
+    return tile.name if tile is not None else "an unknown task tile"
 
 
 def treasure_name(treasure_id: Any) -> str:
@@ -238,6 +252,17 @@ def _tell_module_event(kind: str, event: Mapping[str, Any], game: Game) -> str |
         return f"{who} loses a die off the table for good (Lost dice)"
     if kind == "claim":
         return f"{who} claims a treasure: the {treasure_name(event.get('treasure'))}{_spent(event)}"
+    if kind == "sacrifice":
+        count = event.get("dice", 1)
+        dice = plural(count, "die") if isinstance(count, int) else "? dice"
+        return f"{who} sacrifices {dice} on the altar"
+    if kind == "push_ghost":
+        return f"{who} pushes the ghost into {chamber_at(game, event.get('cell'))}{_spent(event)}"
+    if kind == "task":
+        tile = quest_task_name(event.get("tile"))
+        return f"{_names(event.get('players'))} roll {tile} in the Task chamber{_spent(event)}"
+    if kind == "heal_tree":
+        return f"{_names(event.get('players'))} heal the tree of life{_spent(event)}"
     if kind == "activate_linked":
         players = event.get("players")
         verb = "activates" if isinstance(players, list) and len(players) == 1 else "activate"

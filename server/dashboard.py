@@ -6,6 +6,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from rules import module_quests as quests
 from rules import module_special as special
 from rules.actions import open_actions, secret_passage_spots, team_actions
 from rules.catalog import TileDef
@@ -138,6 +139,7 @@ def _game_view(game: Game, countdown: int | None, before_escape: bool = False) -
                 **_marks(tile),
                 "treasure_lies": placed.cell in game.treasure_cells,
                 **_special_view(game, placed),
+                **_quest_view(game, placed),
             }
         )
     return {
@@ -194,6 +196,52 @@ def _special_view(game: Game, placed: PlacedTile) -> dict[str, Any]:
     return view
 
 
+def _quest_view(game: Game, placed: PlacedTile) -> dict[str, Any]:
+    """Module 5 on a placed tile: its quest, the ghost, the altar's dice, the obelisk's tiles."""
+    state = game.quests
+    if state is None:
+        return {}
+    view: dict[str, Any] = {}
+    quest = quests.quest_of(game, placed.tile)
+    if quest is not None:
+        view["quest"] = quest
+        view["quest_done"] = quest in state.done
+    if state.ghost == placed.cell:
+        view["ghost"] = True
+    return view
+
+
+def _quest_reminders(game: Game) -> list[dict[str, str]]:
+    """Module 5: the quest markers left on the depot, and each quest's progress."""
+    state = game.quests
+    if state is None:
+        return []
+    found = []
+    left = state.markers_left
+    found.append(
+        {
+            "kind": "quest-markers",
+            "text": f"Quest markers on the depot: {left} of {len(state.quests)}"
+            + (" — nobody escapes until they are gone" if left else " ✓ the way out is open"),
+        }
+    )
+    for row in quests.progress(game):
+        found.append(
+            {
+                "kind": f"quest-{row['quest']}",
+                "text": f"{row['name']}: {row['status']} ({row['task']})",
+            }
+        )
+    if state.ghost is not None:
+        found.append(
+            {
+                "kind": "quest-ghost-where",
+                "text": f"The ghost is in {chamber_at(game, state.ghost)}: 2 torches push it on",
+            }
+        )
+    return found
+
+
 _SIDE_WORDS = {"N": "north", "E": "east", "S": "south", "W": "west"}
 
 
@@ -201,9 +249,9 @@ def _reminders(game: Game) -> list[dict[str, str]]:
     """What the table tends to forget about the modules in play, in a line each (module 4: the
     chalice, the linked chambers, the double chambers' rear entrance, the Large torch)."""
     state = game.special
-    if state is None:
-        return []
     found: list[dict[str, str]] = []
+    if state is None:
+        return found
     if state.chalice is not None:
         half = " (behind its inner wall)" if state.chalice_rear else ""
         found.append(
@@ -276,7 +324,7 @@ def _modules_view(game: Game) -> dict[str, Any]:
             else []
         )
         view["secret_passages"] = [{"cells": [list(a), list(b)]} for a, b in game.secret_passages]
-    view["reminders"] = _reminders(game)
+    view["reminders"] = _reminders(game) + _quest_reminders(game)
     return view
 
 

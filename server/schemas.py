@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rules.game_setup import setup_catalog, starting_temple
+from rules.module_quests import QUEST_NAMES
 from rules.vocabulary import PLAYER_ID_PATTERN
 
 
@@ -21,6 +23,12 @@ class NewGame(BaseModel):
     track_dice: bool = Field(False, description="true when a camera reports every roll")
     audio: Literal["auto", "host", "browser", "off"] = "auto"
     temple: list[dict[str, Any]] | None = Field(None, max_length=60)
+    quests: list[str] | None = Field(
+        None,
+        max_length=3,
+        description="module 5's quest chambers in play (default: `quest_count` drawn at random)",
+    )
+    quest_count: int = Field(2, ge=1, le=3, description="quest chambers to draw (page 17)")
     starting_chambers: list[str] | None = Field(
         None,
         min_length=2,
@@ -49,6 +57,8 @@ class NewGame(BaseModel):
             "modules": self.modules,
             "track_dice": self.track_dice,
         }
+        if "quests" in self.modules:
+            line["quests"] = self.quests or random.sample(list(QUEST_NAMES), self.quest_count)
         if self.temple is not None:
             line["temple"] = self.temple
         elif self.starting_chambers is not None:

@@ -59,8 +59,8 @@ const POLL_MS = 2000;
 const MAX_RECONNECT_MS = 15000;
 const LOCAL_WARNINGS_KEPT = 3;
 const SIDE_ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
-const ACTION_ORDER = ["curse", "escape", "activate", "activate_linked", "carry", "enter", "discover", "claim", "unlock", "lift", "use", "lose_die", "give_die"];
-const PAYING = new Set(["discover", "enter", "activate", "activate_linked", "carry", "escape", "lift", "claim"]);
+const ACTION_ORDER = ["curse", "escape", "activate", "activate_linked", "carry", "sacrifice", "push_ghost", "task", "heal_tree", "enter", "discover", "claim", "unlock", "lift", "use", "lose_die", "give_die"];
+const PAYING = new Set(["discover", "enter", "activate", "activate_linked", "carry", "push_ghost", "task", "heal_tree", "escape", "lift", "claim"]);
 
 const sync = new ClockSync();
 const audio = new BrowserAudio({
@@ -850,6 +850,8 @@ export function actionTestId(pid, action) {
   if (Array.isArray(event.cell)) parts.push(cellKey(event.cell));
   if (action.action === "activate") parts.push(`g${event.gems}`);
   if (action.action === "activate_linked") parts.push(...event.cells.map(cellKey));
+  if (action.action === "task") parts.push(event.tile);
+  if (action.action === "sacrifice") parts.push(`d${event.dice}`);
   if (action.action === "unlock") parts.push(`by-${event.by}`);
   if (action.action === "give_die") parts.push(`to-${event.to}`);
   return parts.join("-");

@@ -156,8 +156,29 @@ export function innerWall(rearSides) {
   );
 }
 
+/** Module 5's pictures: a quest marker (a scroll with a seal) and the ghost. */
+const QUEST_MARKER =
+  '<path d="M5 3 H17 Q19.5 3 19.5 5.5 V21 H7.5 Q5 21 5 18.5 Z" fill="#e9d7a8" stroke="#8a6a2c" stroke-width="1.2"/>' +
+  '<path d="M8 8 H16 M8 11 H16 M8 14 H13" stroke="#8a6a2c" stroke-width="1.3"/><circle cx="16" cy="18" r="2.6" fill="#c0392b"/>';
+const GHOST =
+  '<path d="M5 21 V10 Q5 3 12 3 Q19 3 19 10 V21 L16.5 19 L14 21 L12 19 L10 21 L7.5 19 Z" fill="#f4f7ff" stroke="#9fb3ff" stroke-width="1"/>' +
+  '<ellipse cx="9.5" cy="10" rx="1.5" ry="2" fill="#1a1f3a"/><ellipse cx="14.5" cy="10" rx="1.5" ry="2" fill="#1a1f3a"/>';
+
+/** A quest chamber's mark (module 5): a quest marker, ticked once its task is done. */
+export function questMark(done) {
+  const label = done ? "quest chamber: its task is done" : "quest chamber: its task keeps a quest marker on the depot";
+  return svgIcon(`mark-quest${done ? " done" : ""}`, label, QUEST_MARKER);
+}
+
+/** The ghost (module 5) where it stands: 2 torches push it into the next chamber. */
+export function ghostToken() {
+  return svgIcon("ghost-token", "the ghost is here: roll 2 torches to push it towards the Ghost chamber", GHOST);
+}
+
 /** The icon beside a reminder line, by its kind. */
 export function reminderIcon(kind) {
+  if (kind === "quest-ghost-where") return svgIcon("reminder-icon", "the ghost", GHOST);
+  if (kind.startsWith("quest")) return svgIcon("reminder-icon", "quest", QUEST_MARKER);
   if (kind === "chalice") return svgIcon("reminder-icon", "chalice", CHALICE);
   if (kind === "linked") return svgIcon("reminder-icon", "linked chambers", CHAIN);
   if (kind === "double") return svgIcon("reminder-icon", "double chamber", DOUBLE);
@@ -167,10 +188,12 @@ export function reminderIcon(kind) {
 
 /** A tile's module marks (purple mask, treasure icon, illusion, special) as a row, or nothing. */
 export function marksRow(tile) {
-  if (!tile.curse && !tile.treasure && !tile.illusion && !tile.special && !tile.large_torch && !tile.chalice_lies) return null;
+  if (!tile.curse && !tile.treasure && !tile.illusion && !tile.special && !tile.large_torch && !tile.chalice_lies && !tile.quest && !tile.ghost) return null;
   return el(
     "div",
     { class: "tile-row tile-marks" },
+    tile.quest ? questMark(Boolean(tile.quest_done)) : null,
+    tile.ghost ? ghostToken() : null,
     tile.special ? specialMark(tile.special) : null,
     tile.chalice_lies ? chaliceToken(tile.chalice_lies === "rear") : null,
     tile.large_torch ? largeTorchToken() : null,

@@ -62,7 +62,10 @@ function updateSummary() {
   const players = chosenPlayers();
   const who = players.length ? players.join(", ") : "nobody yet";
   const dice = document.getElementById("track-dice").checked ? "camera tracks the dice" : "manual mode";
-  const names = moduleInfo.filter((m) => chosenModules().includes(m.id)).map((m) => m.name);
+  const names = moduleInfo
+    .filter((m) => chosenModules().includes(m.id))
+    .map((m) => (m.id === "quests" ? `${m.name} (${questCount()})` : m.name));
+  document.getElementById("quest-count-row").hidden = !chosenModules().includes("quests");
   const modules = names.length ? names.join(" + ") : "basic game";
   summary.textContent = `${players.length} player${players.length === 1 ? "" : "s"}: ${who} · ${selected("difficulty")} · ${modules} · ${dice}`;
 }
@@ -88,6 +91,7 @@ async function startGame(event) {
     difficulty: selected("difficulty"),
     modules: chosenModules(),
     starting_chambers: startingChambers(),
+    ...(chosenModules().includes("quests") ? { quest_count: questCount() } : {}),
     track_dice: document.getElementById("track-dice").checked,
     audio: selected("audio"),
   };
@@ -187,6 +191,11 @@ document.getElementById("redraw").addEventListener("click", drawStartingTemple);
 // ----- the Big Box modules (pages 10-11): a checkbox each, with what it adds -----
 
 let moduleInfo = []; // [{id, number, name, summary}] from /api/modules
+
+/** How many quest chambers module 5 draws (page 17: 1, 2 or 3). */
+function questCount() {
+  return Number(document.getElementById("quest-count").value);
+}
 
 function chosenModules() {
   return [...document.querySelectorAll("#module-choices input[data-module]:checked")].map((input) => input.dataset.module);

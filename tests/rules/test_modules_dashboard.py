@@ -78,6 +78,7 @@ def test_every_module_has_a_number_name_and_description():
         (2, "Treasures"),
         (3, "Illusion chambers"),
         (4, "Special chambers"),
+        (5, "Quest chambers"),
     ]
     assert all(len(m.summary) > 40 for m in MODULES.values())
 
