@@ -163,8 +163,12 @@ def fit(
     resume: bool = False,
     meta: dict[str, Any] | None = None,
     log: Callable[[str], None] = print,
+    on_step: Callable[[int, int], None] | None = None,
 ) -> FitState:
-    """Train `model` in place (see the module docstring); `val`'s first set picks the best."""
+    """Train `model` in place (see the module docstring); `val`'s first set picks the best.
+
+    `on_step(done, total)` is told of every training step (for a progress bar with an ETA).
+    """
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     generator = torch.Generator().manual_seed(config.seed)
@@ -223,6 +227,8 @@ def fit(
                 scheduler.step()
             total += float(loss.detach()) * len(pick)
             seen += len(pick)
+            if on_step is not None:
+                on_step((epoch - 1) * per_epoch + step + 1, per_epoch * config.epochs)
             if step % 20 == 0 or step == per_epoch - 1:
                 _bar(seen, len(labels), f"epoch {epoch} loss {total / seen:.3f}", started)
         train_row = {

@@ -24,6 +24,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "enroll",
     "capture",
     "dataset",
+    "teach",
 )
 """Subcommand modules under `templecam.commands`, each with `register(subparsers)`."""
 

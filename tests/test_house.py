@@ -42,9 +42,10 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "art": ("base", "rules"),
     "calibration": ("base", "rules", "art"),
     "vision": ("base", "rules", "art", "calibration"),
-    "models": ("base", "rules", "art", "calibration", "vision"),
-    "server": ("base", "rules", "art", "calibration", "vision"),
-    "templecam": ("base", "rules", "art", "calibration", "vision", "models", "server"),
+    "teach": ("base", "rules", "art", "calibration", "vision"),
+    "models": ("base", "rules", "art", "calibration", "vision", "teach"),
+    "server": ("base", "rules", "art", "calibration", "vision", "teach"),
+    "templecam": ("base", "rules", "art", "calibration", "vision", "teach", "models", "server"),
 }
 """Each room and the rooms below it that it may import (the command line sits on top)."""
 
@@ -85,3 +86,8 @@ def test_the_parts_of_the_detector_sit_below_it():
     for part in parts:
         modules = {module for _, module in imports_of(ROOT / "vision" / f"{part}.py")}
         assert "vision.detector" not in modules, part
+
+
+def test_the_teaching_room_runs_without_torch():
+    # The dashboard labels and reviews captures on a serving install, which has no torch.
+    assert imports_in("teach", ("torch", "torchvision", "ultralytics", "models", "server")) == []

@@ -1,0 +1,87 @@
+"""The face reader's crops of a reviewed capture folder: jittered for training, exact to compare.
+
+Crops are cut as the pipeline cuts them (`vision.face_reader.crops_for`), so the taught reader
+sees at run time what it was taught on. A training crop is cut around its box moved and
+resized a little (`JITTER`), as the localiser's boxes wander from frame to frame; each die gives
+`copies` of them. Held-back photos (`teach.prompted.held_back`) give one exact crop per die.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from teach.errors import TeachError
+from teach.review import LABELS, Review, ReviewedDie
+from vision.face_reader import crops_for
+
+JITTER = 0.08
+"""Largest shift of a training crop's box, and its largest size change, as a share of its side."""
+
+
+@dataclass(frozen=True)
+class Crops:
+    """Crops (N, S, S, 3) BGR uint8, their labels (indices into `teach.review.LABELS`), and
+    which review die each came from."""
+
+    images: np.ndarray
+    labels: np.ndarray
+    sources: np.ndarray
+
+    def __len__(self) -> int:
+        """Return the number of crops."""
+        return len(self.labels)
+
+
+def _empty(size: int) -> Crops:
+    """Return a set of no crops."""
+    return Crops(np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, int))
+
+
+def _jittered(box: tuple[float, ...], rng: np.random.Generator) -> np.ndarray:
+    """Return `box` moved and resized by up to `JITTER` of its side."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1)
+    dx, dy = rng.uniform(-JITTER, JITTER, 2) * side
+    grow = 1 + rng.uniform(-JITTER, JITTER)
+    cx, cy, w, h = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy, (x2 - x1) * grow, (y2 - y1) * grow
+    return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def cut_crops(
+    folder: Path,
+    review: Review,
+    pick: Callable[[ReviewedDie], bool],
+    size: int,
+    crop_scale: float,
+    copies: int = 1,
+    seed: int = 0,
+) -> Crops:
+    """Return crops of the review's dice that `pick` keeps (`copies` jittered ones each, or one
+    exact crop when `copies` is 1)."""
+    rng = np.random.default_rng(seed)
+    images, labels, sources = [], [], []
+    by_image: dict[str, list[int]] = {}
+    for index, die in enumerate(review.dice):
+        if pick(die):
+            by_image.setdefault(die.image, []).append(index)
+    for file, indices in by_image.items():
+        image = cv2.imread(str(Path(folder) / file), cv2.IMREAD_COLOR)
+        if image is None:
+            raise TeachError(f"{file} can no longer be read: replace or delete it")
+        for index in indices:
+            die = review.dice[index]
+            if copies == 1:
+                boxes = np.array([die.box], dtype=np.float64)
+            else:
+                boxes = np.stack([_jittered(die.box, rng) for _ in range(copies)])
+            images += crops_for(image, boxes, size, crop_scale)
+            labels += [LABELS.index(die.label)] * len(boxes)
+            sources += [index] * len(boxes)
+    if not images:
+        return _empty(size)
+    return Crops(np.stack(images), np.array(labels, np.int64), np.array(sources, int))

@@ -1,0 +1,47 @@
+"""A labelled dataset as teaching material: its die-face boxes become a review.
+
+`templecam teach --dataset SRC` fine-tunes the reader on a dataset people already have (any
+format `teach.datasets.load_dataset` reads). Its die-face boxes are taught as they are labelled;
+its gems and figures are taught as `not_die` (die-sized crops centred on them, as on the empty
+table of a prompted capture); other classes are not die crops and are left out. Its val split
+is what the old and new reader are compared on.
+"""
+
+from __future__ import annotations
+
+from teach.datasets import DatasetView
+from teach.errors import TeachError
+from teach.prompted import Capture
+from teach.review import Review, ReviewedDie
+from vision.classes import FACES, NOT_DIE
+
+DATASET_PROMPT = "dataset"
+"""The prompt of a dataset's images: they show any faces, as their labels say."""
+NEGATIVES = ("gem", "figure")
+"""Classes whose boxes are taught as not_die, at the size of the dataset's dice."""
+
+
+def dataset_review(view: DatasetView) -> tuple[Review, set[str]]:
+    """Return the dataset as a review (image paths as files) and its val images, held back."""
+    captures, dice = [], []
+    for image in view.images:
+        file = str(image.path)
+        captures.append(Capture(file, DATASET_PROMPT, image.width, image.height))
+        for box in image.boxes:
+            if box.label in FACES:
+                dice.append(ReviewedDie(file, (box.x1, box.y1, box.x2, box.y2), box.label))
+    sides = sorted(max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dice)
+    if not sides:
+        raise TeachError(
+            f"{view.source} has no box of a die face ({', '.join(FACES)}): map its classes "
+            "with --map, e.g. --map Key=key"
+        )
+    side = sides[len(sides) // 2]
+    for image in view.images:
+        for box in image.boxes:
+            if box.label in NEGATIVES:
+                cx, cy = (box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2
+                square = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+                dice.append(ReviewedDie(str(image.path), square, NOT_DIE, "piece"))
+    back = {str(image.path) for image in view.images if image.split == "val"}
+    return Review(captures, dice), back
