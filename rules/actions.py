@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules import module_characters as characters
 from rules import module_quests as quests
 from rules import module_special as special
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState, describe_icons
@@ -31,6 +32,9 @@ class OpenAction:
     """Expected rolls to complete it, keeping matching dice (None: more dice than they have)."""
     need: dict[str, int] = field(default_factory=dict)
     """The icons it costs (what a double key or torch can stand in for)."""
+    choices: list[dict[str, Any]] | None = None
+    """Where an action needs a choice (a character's run, turn or move): each a `name` and
+    the `event` that does it."""
 
     @property
     def possible(self) -> bool:
@@ -50,6 +54,7 @@ class OpenAction:
             "chance_next_roll": self.chance_next_roll,
             "expected_rolls": self.expected_rolls,
             "need": self.need,
+            **({"choices": self.choices} if self.choices is not None else {}),
         }
 
 
@@ -67,7 +72,11 @@ def _priced(
     cost = {icon: n for icon, n in need.items() if n > 0}
     if not game.setup.track_dice:
         return OpenAction(action, label, event, blocked=blocked, need=cost)
-    if len(payers) == 1:
+    if characters.any_payment_ability(game, payers):
+        showing = Counter()
+        for payer in payers:
+            showing.update(characters.payment_view(game, payer, need))
+    elif len(payers) == 1:
         showing = payers[0].showing
     else:
         showing = Counter()
@@ -182,6 +191,8 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
         )
     if game.quests is not None:
         found.extend(_quest_actions(game, player))
+    if player.ability is not None and "characters" in game.setup.modules:
+        found.extend(_character_actions(game, player))
     found.extend(_unlocks(game, player))
     found.extend(_module_actions(game, player))
     return found
@@ -230,6 +241,110 @@ def _linked(game: Game, player: PlayerState) -> list[OpenAction]:
             blocked,
         )
     ]
+
+
+_TURNS = (("a quarter turn clockwise", 1), ("a half turn", 2), ("a quarter turn anticlockwise", 3))
+
+
+def _character_actions(game: Game, player: PlayerState) -> list[OpenAction]:
+    """What the player's character card lets him do here (module 6, pages 20-21)."""
+    ability_id = player.ability
+    assert ability_id is not None and player.cell is not None
+    card = characters.ABILITIES[ability_id]
+    pid = player.player_id
+    base = {"type": "ability", "player": pid}
+    down = None if player.charged or not card.activatable else "card face down until the slam"
+    found: list[OpenAction] = []
+
+    def priced(label: str, event: dict[str, Any], choices: Any = None) -> None:
+        action = _priced(game, [player], Counter(card.cost), "ability", label, event, down)
+        if choices is not None:
+            action = OpenAction(**{**action.__dict__, "choices": choices})
+        found.append(action)
+
+    others = sorted(
+        {p.cell for p in game.players.values() if p.inside and p.cell not in (None, player.cell)}
+    )
+    if ability_id == "discoverer-run":
+        choices = [
+            {
+                "name": game.temple.at(cell).tile.name,  # type: ignore[union-attr]
+                "note": plural(len(path), "chamber") + " away",
+                "event": {**base, "cells": [list(c) for c in path]},
+            }
+            for cell, path in characters.reachable(game, player)
+        ]
+        if choices:
+            priced("run up to 3 chambers (3 adventurers)", base, choices)
+    elif ability_id == "doc-heal":
+        for other in game.players.values():
+            if other is not player and other.inside and other.locked:
+                priced(
+                    f"free all of {other.player_id}'s black masks (2 golden masks)",
+                    {**base, "target": other.player_id},
+                )
+    elif ability_id == "mechanic-rotate":
+        choices = []
+        for placed in game.temple:
+            if placed.tile.kind == "start":
+                continue
+            for words, turns in _TURNS:
+                stairs = characters.SIDES[(characters.SIDES.index(placed.stairs) + turns) % 4]
+                choices.append(
+                    {
+                        "name": placed.tile.name,
+                        "note": words,
+                        "event": {**base, "cell": list(placed.cell), "stairs": stairs},
+                    }
+                )
+        if choices:
+            priced("turn a chamber (2 torches)", base, choices)
+    elif ability_id in ("mentalist-follow", "mentalist-teleport"):
+        for cell in others:
+            names = " and ".join(p.player_id for p in game.players_in(cell) if p is not player)
+            if ability_id == "mentalist-follow":
+                all_black = player.rolled and player.dice and player.locked == player.dice
+                found.append(
+                    OpenAction(
+                        "ability",
+                        f"move to {names} (all dice black masks)",
+                        {**base, "cell": list(cell)},
+                        blocked=None if all_black else "only when all your dice show black masks",
+                    )
+                )
+            else:
+                priced(f"move to {names} (2 keys)", {**base, "cell": list(cell)})
+    elif ability_id == "muscleman-door":
+        for side, cell in game.temple.passages(player.cell):
+            target = game.temple.at(cell)
+            if target is None or not game.connected(player.cell, cell):
+                continue
+            if quests.quest_of(game, target.tile) in ("ghost", "obelisk"):
+                continue
+            if special.side_in_rear(game, game.temple.at(player.cell), side) not in (  # type: ignore[arg-type]
+                None,
+                player.rear,
+            ):
+                continue
+            found.append(
+                _priced(
+                    game,
+                    [player],
+                    characters.TWO_ADVENTURERS,
+                    "enter",
+                    f"enter {target.tile.name} with 2 adventurers ({side})",
+                    {"type": "enter", "player": pid, "cell": list(cell), "ability": True},
+                )
+            )
+    elif ability_id == "muscleman-wall":
+        for side, cell in characters.wall_neighbours(game, player):
+            target = game.temple.at(cell)
+            assert target is not None
+            priced(
+                f"break through the wall into {target.tile.name} ({side})",
+                {"type": "enter", "player": pid, "cell": list(cell), "ability": True},
+            )
+    return found
 
 
 def _quest_markers(game: Game) -> str | None:
@@ -430,6 +545,21 @@ def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
                 "players": [p.player_id for p in payers],
             }
             together = " together" if len(payers) > 1 and gems == 1 else ""
+            for priest in _priests(game) if payers is groups[-1] else []:
+                need = Counter({spec.icon: spec.cost(gems)})
+                need[spec.icon] -= characters.OFFERING
+                found.append(
+                    _priced(
+                        game,
+                        payers,
+                        +need,
+                        "activate",
+                        f"activate {plural(gems, 'gem')} with {priest.player_id}'s offering "
+                        f"(3 {spec.icon}s from 3 black masks)",
+                        {**event, "offering": priest.player_id},
+                        None if game.depot >= gems else blocked,
+                    )
+                )
             found.append(
                 _priced(
                     game,
@@ -445,16 +575,27 @@ def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
     return found
 
 
+def _priests(game: Game) -> list[PlayerState]:
+    """Players whose Priest's offering is face up with 3 black masks showing (module 6)."""
+    if "characters" not in game.setup.modules:
+        return []
+    return [
+        p
+        for p in game.players.values()
+        if p.inside and p.ability == "priest-offering" and p.charged and p.locked >= 3
+    ]
+
+
 def _unlocks(game: Game, player: PlayerState) -> list[OpenAction]:
     if player.locked == 0:
         return []
     assert player.cell is not None
-    count = min(2, player.locked)
     found = []
     helpers = [player] + [p for p in game.players_in(player.cell) if p is not player]
     for helper in helpers:
         if helper is not player and helper.showing[GOLDEN_MASK] == 0:
             continue
+        count = min(characters.unlock_limit(game, helper), player.locked)
         by = "" if helper is player else f" with {helper.player_id}'s golden mask"
         found.append(
             _priced(

@@ -12,6 +12,7 @@ from typing import Any
 from rules import odds
 from rules.actions import all_open_actions
 from rules.engine import Game
+from rules.module_characters import ABILITIES
 from rules.modules import curse_cards_in_play, treasures_in_play
 from rules.simulate import PLAYER_COLOURS, random_events, roll
 from rules.vocabulary import SIDES
@@ -42,6 +43,13 @@ BENCH_QUESTS = ("altar", "task", "tree")
 """The quest chambers the benchmark plays with module 5."""
 
 
+def bench_characters(players: list[str]) -> dict[str, str]:
+    """Module 6 in the benchmark: every player an activatable card, each character once
+    (the Mechanic's turn lists 3 ways for every chamber: the heaviest action to price)."""
+    cards = [a.ability_id for a in ABILITIES.values() if a.activatable]
+    return {pid: cards[i % len(cards)] for i, pid in enumerate(players)}
+
+
 def long_game(
     events: int, seed: int, modules: tuple[str, ...] = ()
 ) -> tuple[dict[str, Any], list[Any]]:
@@ -57,6 +65,8 @@ def long_game(
         setup["modules"] = list(modules)
         if "quests" in modules:
             setup["quests"] = list(BENCH_QUESTS)
+        if "characters" in modules:
+            setup["characters"] = bench_characters(setup["players"])
     game = Game.from_setup_line(setup)
     per_event = 599.0 / events
     record = list(random_events(rng, game, events, noise=0.1, seconds_per_event=per_event))
@@ -73,7 +83,12 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
         setup["modules"] = list(modules)
         if "quests" in modules:
             setup["quests"] = list(BENCH_QUESTS)
-    base = Game.from_setup_line({**setup, "players": ["red"], "tiles": {}}).catalog
+        if "characters" in modules:
+            setup["characters"] = bench_characters(setup["players"])
+    alone: dict[str, Any] = {**setup, "players": ["red"], "tiles": {}}
+    if "characters" in setup:
+        alone["characters"] = bench_characters(["red"])
+    base = Game.from_setup_line(alone).catalog
     tile_ids = [
         tid
         for tid in base

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
+from rules import module_characters as characters
 from rules import module_quests as quests
 from rules import module_special as special
 from rules.catalog import TileDef
@@ -71,6 +72,10 @@ class PlayerState:
     """Treasure tiles the player holds, unused (module 2); an extra gem stays for good."""
     rear: bool = False
     """The player stands behind the inner wall of a double chamber (module 4)."""
+    ability: str | None = None
+    """The character card the player keeps (module 6)."""
+    charged: bool = True
+    """The card is face up (an activatable card turns down when used, module 6)."""
 
     @property
     def inside(self) -> bool:
@@ -98,6 +103,9 @@ class PlayerState:
             data["treasures"] = list(self.treasures)
         if "special" in modules:
             data["rear"] = self.rear
+        if "characters" in modules:
+            data["character"] = self.ability
+            data["charged"] = self.charged
         return data
 
 
@@ -156,6 +164,7 @@ class Game:
         "illusions": (),
         "special": ("activate_linked",),
         "quests": ("sacrifice", "push_ghost", "task", "heal_tree"),
+        "characters": ("ability",),
     }
     """Event types a module adds, known only in games that play it."""
 
@@ -176,6 +185,8 @@ class Game:
         self.players: dict[str, PlayerState] = {
             pid: PlayerState(pid, start, setup.starting_dice) for pid in setup.players
         }
+        for pid, card in setup.characters.items():
+            self.players[pid].ability = card
         self.depot = setup.starting_depot
         self.spare = SPARE_GEMS
         self.turns_of_fate_used = 0
@@ -432,9 +443,11 @@ class Game:
                 f"{names} {verb} no dice showing yet: roll first "
                 f"({describe_icons(need)} needed {purpose})"
             )
+        worth = characters.any_payment_ability(self, payers)
+        views = [characters.payment_view(self, p, need) if worth else p.showing for p in payers]
         pooled: Counter[str] = Counter()
-        for payer in payers:
-            pooled.update(payer.showing)
+        for view in views:
+            pooled.update(view)
         if any(pooled[icon] < count for icon, count in need.items()):
             have = {icon: pooled[icon] for icon in need}
             verb = "shows" if len(payers) == 1 else "show"
@@ -450,11 +463,11 @@ class Game:
             )
         plan: list[tuple[PlayerState, Counter[str]]] = []
         remaining = Counter(need)
-        for payer in payers:
-            used = Counter({icon: min(payer.showing[icon], n) for icon, n in remaining.items()})
+        for payer, view in zip(payers, views, strict=True):
+            used = Counter({icon: min(view[icon], n) for icon, n in remaining.items()})
             used = +used
             if used:
-                plan.append((payer, used))
+                plan.append((payer, characters.real_dice(self, payer, used) if worth else used))
                 remaining.subtract(used)
         return plan
 
@@ -642,17 +655,20 @@ class Game:
             raise Rejection(
                 f"{target.tile.name} at {list(cell)} is not next to {player.player_id}'s chamber"
             )
-        if not self.connected(here, cell):
+        through = self.connected(here, cell)
+        if not through and not characters.wall_entry(self, player, event, target):
             raise Rejection(
                 f"a wall blocks the way from {list(here)} to {target.tile.name} at {list(cell)}"
             )
         special.check_leave(self, player, here, cell, "leave")
         quests.check_enter(self, target.tile)
-        need = special.entry_need(self, player, Counter(target.tile.enter), event)
+        need = characters.enter_need(self, player, event, Counter(target.tile.enter), through)
+        need = special.entry_need(self, player, need, event)
         plan, spends = self._charge(event, [player], need, f"to enter {target.tile.name}")
         player.cell = cell
         self._settle(plan, spends)
         special.after_enter(self, player, here, event)
+        characters.after_enter(self, player, event, through)
 
     def _activate(self, event: Mapping[str, Any]) -> None:
         cell = self._cell(event)
@@ -680,27 +696,27 @@ class Game:
             )
         if not 1 <= gems <= spec.count:
             raise Rejection(f"{chamber.tile.name} can take 1 to {spec.count} gems, not {gems}")
-        if gems >= 2 and len(payers) < 2:
+        need, priest = characters.offering(self, event, spec, Counter({spec.icon: spec.cost(gems)}))
+        if gems >= 2 and len(payers) < 2 and priest is None:
             raise Rejection(f"activating {gems} gems at once takes at least two players")
         if self.depot < gems:
             raise Rejection(f"the depot holds only {plural(self.depot, 'gem')}")
-        plan, spends = self._charge(
-            event,
-            payers,
-            Counter({spec.icon: spec.cost(gems)}),
-            f"to activate {plural(gems, 'gem')}",
-        )
-        if gems >= 2 and self.setup.track_dice and not spends:
+        plan, spends = self._charge(event, payers, need, f"to activate {plural(gems, 'gem')}")
+        if gems >= 2 and self.setup.track_dice and not spends and priest is None:
             plan = self._shared(plan, payers, spec.icon, gems)
         self.depot -= gems
         chamber.gems = gems
         self._settle(plan, spends)
+        characters.after_offering(priest)
 
     def _unlock(self, event: Mapping[str, Any]) -> None:
         player = self._active_player(event)
         helper = self._active_player(event, "by") if "by" in event else player
         count = self._whole(event, "count")
-        if count not in (1, 2):
+        limit = characters.unlock_limit(self, helper)
+        if count not in (1, 2) and not 1 <= count <= limit:
+            if limit == 3:
+                raise Rejection("the Doc's golden mask frees 1 to 3 black masks")
             raise Rejection("a golden mask frees 1 or 2 black masks: 'count' must be 1 or 2")
         if helper is not player and helper.cell != player.cell:
             raise Rejection(
@@ -952,6 +968,13 @@ class Game:
         self._module("quests", event)
         quests.heal_tree(self, event)
 
+    # ----- module 6: characters (the logic is in rules/module_characters.py) -------------------
+
+    def _ability(self, event: Mapping[str, Any]) -> None:
+        """A character card used on its own (page 21)."""
+        self._module("characters", event)
+        characters.use_ability(self, event)
+
     def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
         n = self._whole(event, "n")
         if n not in allowed:
@@ -974,6 +997,7 @@ class Game:
             else:
                 player.showing = Counter()
                 player.rolled = False
+        characters.recharge(self)
         gone = self._illusions_vanish(start) if "illusions" in self.setup.modules else []
         special.after_slam(self, gone, start)
         if self.quests is not None and self.quests.ghost in gone:

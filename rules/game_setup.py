@@ -9,6 +9,7 @@ from typing import Any
 from rules.catalog import TileDef, basic_catalog, parse_catalog
 from rules.errors import RecordError
 from rules.finite import TooDeepError, non_finite_path, without_nulls
+from rules.module_characters import parse_characters
 from rules.module_quests import QUEST_NAMES, quest_chambers
 from rules.module_special import special_chambers
 from rules.modules import (
@@ -24,7 +25,14 @@ DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
 BASE_DEPOT_BY_PLAYERS = {1: 7, 2: 7, 3: 11, 4: 14, 5: 16, 6: 18}
 """Gems in the depot at the start, by number of players, before the difficulty's extra."""
 
-KNOWN_MODULES: tuple[str, ...] = ("curses", "treasures", "illusions", "special", "quests")
+KNOWN_MODULES: tuple[str, ...] = (
+    "curses",
+    "treasures",
+    "illusions",
+    "special",
+    "quests",
+    "characters",
+)
 """Module ids this engine can play; the basic game is `[]`."""
 
 SPARE_GEMS = 2
@@ -52,6 +60,8 @@ class Setup:
     track_dice: bool = True
     quests: tuple[str, ...] = ()
     """The quest chambers in play (module 5), 1 to 3 of them."""
+    characters: Mapping[str, str] = field(default_factory=dict)
+    """Each player's character card (module 6), by player id."""
 
     @property
     def starting_dice(self) -> int:
@@ -169,7 +179,8 @@ def parse_setup(line: Any) -> Setup:
     track_dice = line.get("track_dice", True)
     if not isinstance(track_dice, bool):
         raise RecordError("'track_dice' must be true or false")
-    return Setup(players, difficulty, tuple(modules), catalog, temple, track_dice, quests)
+    cards = parse_characters(line.get("characters"), players) if "characters" in modules else {}
+    return Setup(players, difficulty, tuple(modules), catalog, temple, track_dice, quests, cards)
 
 
 def _parse_quests(quests: Any) -> tuple[str, ...]:

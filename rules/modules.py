@@ -26,13 +26,21 @@ class ModuleInfo:
     summary: str
 
     def to_json(self) -> dict[str, object]:
-        """Return the module as the set-up page reads it."""
-        return {
+        """Return the module as the set-up page reads it (module 6 adds its 12 cards)."""
+        data: dict[str, object] = {
             "id": self.module_id,
             "number": self.number,
             "name": self.name,
             "summary": self.summary,
         }
+        if self.module_id == "characters":
+            from rules.module_characters import ABILITIES  # here: it imports nothing of ours
+
+            data["cards"] = [
+                {"id": a.ability_id, "character": a.character, "card": a.card, "text": a.text}
+                for a in ABILITIES.values()
+            ]
+        return data
 
 
 MODULES: Mapping[str, ModuleInfo] = {
@@ -75,6 +83,13 @@ MODULES: Mapping[str, ModuleInfo] = {
             "2 of the 5 quest chambers (altar, ghost, task, tree of life, obelisk) are drawn "
             "into the pile, a quest marker each on the gem depot: nobody escapes until every "
             "quest is done.",
+        ),
+        ModuleInfo(
+            "characters",
+            6,
+            "Characters",
+            "Each player picks a character and keeps one of its two cards: a permanent ability, "
+            "or one activated by a roll that turns face up again after the next door slam.",
         ),
     )
 }

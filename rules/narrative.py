@@ -8,6 +8,7 @@ from typing import Any
 
 from rules.catalog import TileDef
 from rules.engine import Game
+from rules.module_characters import ABILITIES
 from rules.module_quests import TASK_TILES
 from rules.modules import CURSE_CARDS, TREASURES
 from rules.vocabulary import plural
@@ -106,6 +107,7 @@ _MODULE_VERBS = {
     "push_ghost": "pushes the ghost",
     "task": "completes a task tile",
     "heal_tree": "heals the tree of life",
+    "ability": "uses a character card",
 }
 
 
@@ -220,6 +222,24 @@ def curse_name(card_id: Any) -> str:
     return card.name if card is not None else "an unknown curse"
 
 
+def _tell_ability(who: str, event: Mapping[str, Any], game: Game) -> str:
+    """A character card used on its own (module 6), in words."""
+    player = game.players.get(event.get("player")) if isinstance(event.get("player"), str) else None
+    card = ABILITIES.get(player.ability) if player is not None and player.ability else None
+    if card is None:
+        return f"{who} uses a character card"
+    by = f" ({card.character})"
+    if card.ability_id == "discoverer-run":
+        cells = event.get("cells")
+        last = cells[-1] if isinstance(cells, list) and cells else None
+        return f"{who} runs to {chamber_at(game, last)}{by}"
+    if card.ability_id == "doc-heal":
+        return f"{who} frees all of {_name(event.get('target'))}'s black masks{by}"
+    if card.ability_id == "mechanic-rotate":
+        return f"{who} turns {chamber_at(game, event.get('cell'))}{by}"
+    return f"{who} moves to {chamber_at(game, event.get('cell'))}{by}"
+
+
 def quest_task_name(tile_id: Any) -> str:
     """A task tile's name (`Task tile 3`), or a plain word for an unknown id (module 5)."""
     tile = TASK_TILES.get(tile_id) if isinstance(tile_id, str) else None
@@ -252,6 +272,8 @@ def _tell_module_event(kind: str, event: Mapping[str, Any], game: Game) -> str |
         return f"{who} loses a die off the table for good (Lost dice)"
     if kind == "claim":
         return f"{who} claims a treasure: the {treasure_name(event.get('treasure'))}{_spent(event)}"
+    if kind == "ability":
+        return _tell_ability(who, event, game)
     if kind == "sacrifice":
         count = event.get("dice", 1)
         dice = plural(count, "die") if isinstance(count, int) else "? dice"
@@ -317,14 +339,18 @@ def tell_event(event: Any, game: Game, lines: Mapping[int, Any] | None = None) -
         return f"{who} discovers {_tile_words(game, event.get('tile'))} {where}{_spent(event)}"
     if kind == "enter":
         carrying = " carrying the chalice" if event.get("chalice") else ""
-        return f"{who} enters {chamber_at(game, event.get('cell'))}{carrying}{_spent(event)}"
+        muscle = " with the Muscleman's 2 adventurers" if event.get("ability") else ""
+        where = chamber_at(game, event.get("cell"))
+        return f"{who} enters {where}{carrying}{muscle}{_spent(event)}"
     if kind == "activate":
         players = event.get("players")
         verb = "activates" if isinstance(players, list) and len(players) == 1 else "activate"
         gems = event.get("gems")
         count = plural(gems, "gem") if isinstance(gems, int) else "? gems"
         where = chamber_at(game, event.get("cell"))
-        return f"{_names(players)} {verb} {count} in {where}{_spent(event)}"
+        offering = event.get("offering")
+        gift = f" with {_name(offering)}'s offering (Priest)" if offering else ""
+        return f"{_names(players)} {verb} {count} in {where}{gift}{_spent(event)}"
     if kind == "unlock":
         by = event.get("by", event.get("player"))
         helper = "" if by == event.get("player") else f" with {_name(by)}'s golden mask"

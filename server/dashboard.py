@@ -11,6 +11,7 @@ from rules import module_special as special
 from rules.actions import open_actions, secret_passage_spots, team_actions
 from rules.catalog import TileDef
 from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game, PlayerState
+from rules.module_characters import ABILITIES
 from rules.modules import curse_cards_in_play, treasures_in_play
 from rules.narrative import chamber_at, chamber_label, tell_event, tell_reason
 from rules.temple import PlacedTile
@@ -324,6 +325,16 @@ def _modules_view(game: Game) -> dict[str, Any]:
             else []
         )
         view["secret_passages"] = [{"cells": [list(a), list(b)]} for a, b in game.secret_passages]
+    if "characters" in game.setup.modules:
+        view["characters"] = {
+            card.ability_id: {
+                "character": card.character,
+                "card": card.card,
+                "text": card.text,
+                "cost": list(card.cost),
+            }
+            for card in ABILITIES.values()
+        }
     view["reminders"] = _reminders(game) + _quest_reminders(game)
     return view
 

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rules.game_setup import setup_catalog, starting_temple
+from rules.module_characters import default_characters
 from rules.module_quests import QUEST_NAMES
 from rules.vocabulary import PLAYER_ID_PATTERN
 
@@ -29,6 +30,9 @@ class NewGame(BaseModel):
         description="module 5's quest chambers in play (default: `quest_count` drawn at random)",
     )
     quest_count: int = Field(2, ge=1, le=3, description="quest chambers to draw (page 17)")
+    characters: dict[str, str] | None = Field(
+        None, description="module 6: each player's character card (default: a permanent card each)"
+    )
     starting_chambers: list[str] | None = Field(
         None,
         min_length=2,
@@ -59,6 +63,8 @@ class NewGame(BaseModel):
         }
         if "quests" in self.modules:
             line["quests"] = self.quests or random.sample(list(QUEST_NAMES), self.quest_count)
+        if "characters" in self.modules:
+            line["characters"] = self.characters or default_characters(self.players)
         if self.temple is not None:
             line["temple"] = self.temple
         elif self.starting_chambers is not None:

@@ -49,7 +49,7 @@ import {
 import { BrowserAudio } from "./audio.js";
 import { entryRow, gemRow, SIDES, turnedDoors, wallsSvg } from "./tile-art.js";
 import { openFix, wireFixDialog } from "./fix.js";
-import { curseIcon, innerWall, marksRow, reminderIcon, treasureIcon } from "./module-art.js";
+import { characterIcon, curseIcon, innerWall, marksRow, reminderIcon, treasureIcon } from "./module-art.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -750,11 +750,13 @@ function showModules(card, player, game) {
   const owed = player.curses_to_draw || 0;
   const spend = armedFor(card.pid);
   for (const id of [...spend]) if (!treasures.includes(id)) spend.delete(id);
-  const key = JSON.stringify([curses, treasures, owed, [...spend]]);
+  const character = game.characters && player.character ? game.characters[player.character] : null;
+  const key = JSON.stringify([curses, treasures, owed, [...spend], player.character, player.charged]);
   if (card.modulesKey === key) return;
   card.modulesKey = key;
-  card.modules.hidden = !game.curse_cards && !game.treasures;
+  card.modules.hidden = !game.curse_cards && !game.treasures && !character;
   const chips = [];
+  if (character) chips.push(characterChip(card.pid, character, player.charged));
   if (owed) {
     chips.push(
       el("span", { class: "chip curse owed", dataset: { testid: `curses-owed-${card.pid}` } }, `draws ${owed} curse card${owed === 1 ? "" : "s"}`),
@@ -811,6 +813,22 @@ function showModules(card, player, game) {
     );
   });
   fill(card.modules, chips.length ? chips : el("span", { class: "muted", text: "no curse, no treasure" }));
+}
+
+/** Module 6: the player's character card, its ability and whether it is face up. */
+function characterChip(pid, info, charged) {
+  const ready = info.card === "permanent" ? "always on" : charged ? "ready" : "used: face up after the next slam";
+  return el(
+    "span",
+    {
+      class: `chip character ${info.card}${charged ? "" : " spent"}`,
+      title: `${info.character} (${info.card}): ${info.text}`,
+      dataset: { testid: `character-${pid}` },
+    },
+    characterIcon(info.character),
+    el("span", { class: "chip-name", text: info.character }),
+    el("small", { text: `${info.card}: ${info.text} · ${ready}` }),
+  );
 }
 
 function showActions(card, player, outcome) {
@@ -957,6 +975,7 @@ function takeAction(pid, action) {
   else if (action.action === "curse") openCursePicker(pid, action);
   else if (action.action === "claim") openTreasurePicker(pid, { ...action, event }, sent);
   else if (action.action === "use" && action.event.treasure === "secret_passage") openPassagePicker(pid, action);
+  else if (action.choices) openChoicePicker(pid, action);
   else sendEvent(event).then(sent);
 }
 
@@ -1133,6 +1152,22 @@ function openTreasurePicker(pid, action, after) {
       event: { ...action.event, treasure: id },
     })),
     after,
+  );
+}
+
+/** An action with several ways to do it (a character's run, turn or move): pick one. */
+function openChoicePicker(pid, action) {
+  const who = playerStyle(pid).name;
+  openModulePicker(
+    `${who}: ${action.label}`,
+    "Pick where, as on the table.",
+    action.choices.map((choice, index) => ({
+      testid: `pick-choice-${index}`,
+      icon: null,
+      name: choice.name,
+      note: choice.note || "",
+      event: choice.event,
+    })),
   );
 }
 

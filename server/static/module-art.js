@@ -175,6 +175,26 @@ export function ghostToken() {
   return svgIcon("ghost-token", "the ghost is here: roll 2 torches to push it towards the Ghost chamber", GHOST);
 }
 
+/** Module 6: a character's portrait badge, its initial on a medallion coloured by character. */
+const CHARACTER_COLOURS = {
+  Discoverer: "#2e8b57",
+  Doc: "#d64545",
+  Priest: "#c9a227",
+  Mechanic: "#6b7b8c",
+  Mentalist: "#8e44c9",
+  Muscleman: "#c0642b",
+};
+
+export function characterIcon(character) {
+  const colour = CHARACTER_COLOURS[character] || "#555";
+  return svgIcon(
+    "character-icon",
+    character,
+    `<circle cx="12" cy="12" r="10.5" fill="${colour}" stroke="#fff3" stroke-width="1.5"/>` +
+      '<circle cx="12" cy="9" r="3.6" fill="#f6ecd2"/><path d="M5.5 19.5 Q12 11.5 18.5 19.5 Z" fill="#f6ecd2"/>',
+  );
+}
+
 /** The icon beside a reminder line, by its kind. */
 export function reminderIcon(kind) {
   if (kind === "quest-ghost-where") return svgIcon("reminder-icon", "the ghost", GHOST);

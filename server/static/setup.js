@@ -66,6 +66,7 @@ function updateSummary() {
     .filter((m) => chosenModules().includes(m.id))
     .map((m) => (m.id === "quests" ? `${m.name} (${questCount()})` : m.name));
   document.getElementById("quest-count-row").hidden = !chosenModules().includes("quests");
+  renderCharacters();
   const modules = names.length ? names.join(" + ") : "basic game";
   summary.textContent = `${players.length} player${players.length === 1 ? "" : "s"}: ${who} · ${selected("difficulty")} · ${modules} · ${dice}`;
 }
@@ -92,6 +93,7 @@ async function startGame(event) {
     modules: chosenModules(),
     starting_chambers: startingChambers(),
     ...(chosenModules().includes("quests") ? { quest_count: questCount() } : {}),
+    ...(chosenModules().includes("characters") ? { characters: chosenCharacters() } : {}),
     track_dice: document.getElementById("track-dice").checked,
     audio: selected("audio"),
   };
@@ -191,6 +193,55 @@ document.getElementById("redraw").addEventListener("click", drawStartingTemple);
 // ----- the Big Box modules (pages 10-11): a checkbox each, with what it adds -----
 
 let moduleInfo = []; // [{id, number, name, summary}] from /api/modules
+
+// ----- module 6: each player's character card (page 20) -----
+
+const characterPicks = new Map(); // pid -> card id, kept while the players change
+
+function characterCards() {
+  const info = moduleInfo.find((m) => m.id === "characters");
+  return info ? info.cards : [];
+}
+
+/** A select per chosen player: his character's card, each character for one player only. */
+function renderCharacters() {
+  const box = document.getElementById("character-choices");
+  const on = chosenModules().includes("characters");
+  box.hidden = !on;
+  const players = chosenPlayers();
+  const key = on ? players.join(",") : "";
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  if (!on) return;
+  const cards = characterCards();
+  const characters = [...new Set(cards.map((c) => c.character))];
+  fill(
+    box,
+    el("p", { class: "note", text: "Characters (page 20): each player keeps one card of a character nobody else plays." }),
+    players.map((pid, index) => {
+      if (!characterPicks.has(pid)) {
+        const character = characters[index % characters.length];
+        characterPicks.set(pid, cards.find((c) => c.character === character && c.card === "permanent").id);
+      }
+      const select = el(
+        "select",
+        {
+          dataset: { testid: `character-${pid}` },
+          onchange: () => characterPicks.set(pid, select.value),
+        },
+        cards.map((c) =>
+          el("option", { value: c.id, selected: c.id === characterPicks.get(pid) }, `${c.character} · ${c.card}: ${c.text}`),
+        ),
+      );
+      select.value = characterPicks.get(pid);
+      return el("label", { class: "character-choice" }, el("span", { class: "player-name", text: playerStyle(pid).name }), select);
+    }),
+  );
+}
+
+function chosenCharacters() {
+  return Object.fromEntries(chosenPlayers().map((pid) => [pid, characterPicks.get(pid)]));
+}
 
 /** How many quest chambers module 5 draws (page 17: 1, 2 or 3). */
 function questCount() {

@@ -69,6 +69,7 @@ def test_the_api_lists_the_modules_and_a_basic_game_shows_none(server):
         ("illusions", "Illusion chambers"),
         ("special", "Special chambers"),
         ("quests", "Quest chambers"),
+        ("characters", "Characters"),
     ]
     draw = server.get("/api/starting-temple?modules=curses")
     ids = [t["id"] for t in draw["candidates"]]

@@ -1,0 +1,479 @@
+"""Big Box module 6 (Characters, pages 20-21): the six characters, the card each player keeps
+(a permanent or an activatable ability), and the checks of the engine each one changes (pure
+Python, no I/O)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rules.errors import Rejection
+from rules.module_special import arrives_in_rear, side_in_rear
+from rules.vocabulary import (
+    ADVENTURER,
+    GOLDEN_MASK,
+    KEY,
+    SIDES,
+    TORCH,
+    Cell,
+    neighbour,
+    opposite,
+    plural,
+    side_towards,
+)
+
+if TYPE_CHECKING:
+    from rules.catalog import GemSpec
+    from rules.engine import Game, PlayerState
+
+CHARACTERS_MODULE = "characters"
+
+
+@dataclass(frozen=True)
+class Ability:
+    """One character card: permanent (always on) or activatable (rolled, then face down until
+    the end of the next countdown)."""
+
+    ability_id: str
+    character: str
+    activatable: bool
+    text: str
+    cost: tuple[str, ...] = ()
+    """The icons that activate it (black masks for the Priest's offering)."""
+    engine: bool = True
+    """False for an ability the table plays alone (the Discoverer's second draw)."""
+
+    @property
+    def card(self) -> str:
+        """`permanent` or `activatable`, as the card says."""
+        return "activatable" if self.activatable else "permanent"
+
+
+ABILITIES: Mapping[str, Ability] = {
+    ability.ability_id: ability
+    for ability in (
+        Ability(
+            "discoverer-redraw",
+            "Discoverer",
+            False,
+            "when discovering, may put the chamber drawn under the pile and draw another",
+            engine=False,
+        ),
+        Ability(
+            "discoverer-run",
+            "Discoverer",
+            True,
+            "3 adventurers: move your adventurer up to 3 chambers",
+            (ADVENTURER, ADVENTURER, ADVENTURER),
+        ),
+        Ability(
+            "doc-masks",
+            "Doc",
+            False,
+            "your golden masks (yours, or one you give) free up to 3 black masks",
+        ),
+        Ability(
+            "doc-heal",
+            "Doc",
+            True,
+            "2 golden masks: another adventurer, wherever she is, re-rolls all her black masks",
+            (GOLDEN_MASK, GOLDEN_MASK),
+        ),
+        Ability(
+            "priest-keys",
+            "Priest",
+            False,
+            "your golden masks serve as keys (re-roll such a die at once)",
+        ),
+        Ability(
+            "priest-offering",
+            "Priest",
+            True,
+            "3 black masks: give 3 keys or 3 torches to activate gems in any chamber, then "
+            "re-roll those 3 dice",
+            ("black_mask", "black_mask", "black_mask"),
+        ),
+        Ability("mechanic-torches", "Mechanic", False, "each torch you roll counts as 2 torches"),
+        Ability(
+            "mechanic-rotate",
+            "Mechanic",
+            True,
+            "2 torches: turn any chamber but the starting chamber",
+            (TORCH, TORCH),
+        ),
+        Ability(
+            "mentalist-follow",
+            "Mentalist",
+            False,
+            "all your dice black masks: move to any chamber holding another adventurer",
+        ),
+        Ability(
+            "mentalist-teleport",
+            "Mentalist",
+            True,
+            "2 keys: move to any chamber holding another adventurer",
+            (KEY, KEY),
+        ),
+        Ability(
+            "muscleman-door",
+            "Muscleman",
+            False,
+            "enter any adjoining chamber with 2 adventurers",
+        ),
+        Ability(
+            "muscleman-wall",
+            "Muscleman",
+            True,
+            "2 adventurers: enter an adjoining chamber through a wall",
+            (ADVENTURER, ADVENTURER),
+        ),
+    )
+}
+"""The 12 character cards (pages 20-21), by the id a setup line's `characters` uses. The text
+extraction pairs the Discoverer's and the Doc's cards with their names; which of the other four
+characters prints which pair is this engine's reading of the pictures (the names are labels:
+the ability is what the engine plays)."""
+
+CHARACTER_NAMES: tuple[str, ...] = (
+    "Discoverer",
+    "Doc",
+    "Priest",
+    "Mechanic",
+    "Mentalist",
+    "Muscleman",
+)
+PAYMENT_CARDS = frozenset({"mechanic-torches", "priest-keys"})
+"""Cards that change what a player's dice are worth when he pays."""
+TWO_ADVENTURERS: Counter[str] = Counter({ADVENTURER: 2})
+OFFERING = 3
+"""Keys or torches the Priest's offering gives (page 21)."""
+
+
+def ability_of(game: Game, player: PlayerState) -> str | None:
+    """The player's ability id when module 6 is in play."""
+    return player.ability if CHARACTERS_MODULE in game.setup.modules else None
+
+
+def has(game: Game, player: PlayerState, ability_id: str) -> bool:
+    """Tell whether the player plays this card."""
+    return ability_of(game, player) == ability_id
+
+
+def _flip(player: PlayerState, ability: Ability) -> None:
+    if ability.activatable:
+        player.charged = False
+
+
+def _charged(player: PlayerState, ability: Ability) -> None:
+    if ability.activatable and not player.charged:
+        raise Rejection(
+            f"{player.player_id}'s {ability.character} card is face down: it turns back up at "
+            "the end of the next countdown"
+        )
+
+
+def recharge(game: Game) -> None:
+    """After a door slam every activatable card turns face up again (page 20)."""
+    for player in game.players.values():
+        player.charged = True
+
+
+def payment_view(game: Game, payer: PlayerState, need: Mapping[str, int]) -> Counter[str]:
+    """What the payer's showing dice are worth for `need`: the Mechanic's torches count twice,
+    the Priest's golden masks serve as keys (those the need itself does not ask for)."""
+    worth = Counter(payer.showing)
+    if has(game, payer, "mechanic-torches"):
+        worth[TORCH] *= 2
+    if has(game, payer, "priest-keys") and KEY in need:
+        spare = max(0, payer.showing[GOLDEN_MASK] - need.get(GOLDEN_MASK, 0))
+        worth[KEY] += spare
+        worth[GOLDEN_MASK] -= spare
+    return +worth
+
+
+def real_dice(game: Game, payer: PlayerState, used: Counter[str]) -> Counter[str]:
+    """Turn the icons a payer pays (in `payment_view`'s worth) into the dice he gives up."""
+    dice = Counter(used)
+    if has(game, payer, "mechanic-torches") and dice[TORCH]:
+        dice[TORCH] = (dice[TORCH] + 1) // 2
+    if has(game, payer, "priest-keys") and dice[KEY] > payer.showing[KEY]:
+        extra = dice[KEY] - payer.showing[KEY]
+        dice[KEY] -= extra
+        dice[GOLDEN_MASK] += extra
+    return +dice
+
+
+def any_payment_ability(game: Game, payers: list[PlayerState]) -> bool:
+    """Tell whether a payer's card changes what his dice are worth."""
+    if CHARACTERS_MODULE not in game.setup.modules:
+        return False
+    return any(p.ability in PAYMENT_CARDS for p in payers)
+
+
+def unlock_limit(game: Game, helper: PlayerState) -> int:
+    """Black masks one golden mask frees: 2, or up to 3 with the Doc's card (page 20)."""
+    return 3 if has(game, helper, "doc-masks") else 2
+
+
+def enter_need(
+    game: Game, player: PlayerState, event: Mapping[str, Any], need: Counter[str], through: bool
+) -> Counter[str]:
+    """An `enter` with `"ability": true`: the Muscleman enters with 2 adventurers, through a
+    door (permanent) or through a wall (activatable); `through` says whether a door is open."""
+    if not event.get("ability"):
+        return need
+    if has(game, player, "muscleman-door") and through:
+        return Counter(TWO_ADVENTURERS)
+    if has(game, player, "muscleman-wall"):
+        _charged(player, ABILITIES["muscleman-wall"])
+        return Counter(TWO_ADVENTURERS)
+    raise Rejection(f"{player.player_id} has no card that enters this way")
+
+
+def wall_entry(game: Game, player: PlayerState, event: Mapping[str, Any], target: Any) -> bool:
+    """Tell whether an `enter` goes through a wall with the Muscleman's card (never through a
+    double chamber's walls, page 21)."""
+    if not (event.get("ability") and has(game, player, "muscleman-wall")):
+        return False
+    assert player.cell is not None
+    here = game.temple.at(player.cell)
+    doubles = any(p is not None and p.tile.special == "double" for p in (here, target))
+    if doubles and game.special is not None:
+        raise Rejection("the Muscleman cannot pass the walls of a double chamber")
+    return True
+
+
+def after_enter(game: Game, player: PlayerState, event: Mapping[str, Any], through: bool) -> None:
+    """Turn the Muscleman's wall card face down once it was used."""
+    if event.get("ability") and not (through and has(game, player, "muscleman-door")):
+        _flip(player, ABILITIES["muscleman-wall"])
+
+
+def offering(
+    game: Game, event: Mapping[str, Any], spec: GemSpec, need: Counter[str]
+) -> tuple[Counter[str], PlayerState | None]:
+    """An `activate` with `offering`: the Priest's 3 black masks give 3 icons of the gems'
+    kind, from any chamber (page 21). Return the need left and the Priest."""
+    pid = event.get("offering")
+    if pid is None:
+        return need, None
+    priest = game._still_inside(game._lookup(pid))
+    if not has(game, priest, "priest-offering"):
+        raise Rejection(f"{priest.player_id} does not play the Priest's offering")
+    _charged(priest, ABILITIES["priest-offering"])
+    if priest.locked < OFFERING:
+        raise Rejection(
+            f"{priest.player_id} shows {plural(priest.locked, 'black mask')}, 3 needed for "
+            "the offering"
+        )
+    left = Counter(need)
+    left[spec.icon] -= OFFERING
+    return +left, priest
+
+
+def after_offering(priest: PlayerState | None) -> None:
+    """The offering's 3 black masks are re-rolled: free again, and the card turns face down."""
+    if priest is None:
+        return
+    priest.locked -= OFFERING
+    priest.charged = False
+
+
+def use_ability(game: Game, event: Mapping[str, Any]) -> None:
+    """An `ability` event: a card used on its own (the Discoverer's run, the Doc's healing, the
+    Mechanic's turn, the Mentalist's moves)."""
+    player = game._active_player(event)
+    ability_id = ability_of(game, player)
+    if ability_id is None:
+        raise Rejection(f"{player.player_id} plays no character card")
+    ability = ABILITIES[ability_id]
+    handlers = {
+        "discoverer-run": _run,
+        "doc-heal": _heal,
+        "mechanic-rotate": _rotate,
+        "mentalist-follow": _follow,
+        "mentalist-teleport": _follow,
+    }
+    handler = handlers.get(ability_id)
+    if handler is None:
+        raise Rejection(
+            f"the {ability.character}'s {ability.card} card is not used on its own: {ability.text}"
+        )
+    _charged(player, ability)
+    apply = handler(game, player, event)
+    plan, spends = game._charge(
+        event, [player], Counter(ability.cost), f"for the {ability.character}'s card"
+    )
+    game._settle(plan, spends)
+    apply()
+    _flip(player, ability)
+
+
+def _run(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
+    cells = _cells(event)
+    if not 1 <= len(cells) <= 3:
+        raise Rejection("'cells' must list the 1 to 3 chambers the Discoverer runs through")
+    here = player.cell
+    assert here is not None
+    rear = player.rear
+    for cell in cells:
+        if not game.connected(here, cell) or not _same_half(game, here, cell, rear):
+            raise Rejection(f"no open passage leads from {list(here)} to {list(cell)}")
+        rear = arrives_in_rear(game, cell, here)
+        target = game.temple.at(cell)
+        assert target is not None
+        if target.tile.quest in ("ghost", "obelisk") and game.quests is not None:
+            raise Rejection(f"adventurers cannot enter the {target.tile.name}")
+        here = cell
+
+    def apply() -> None:
+        player.cell, player.rear = cells[-1], rear
+
+    return apply
+
+
+def _same_half(game: Game, here: Cell, there: Cell, rear: bool) -> bool:
+    """Tell whether the way from `here` to `there` leaves by the half one stands in (a double
+    chamber's inner wall, module 4)."""
+    placed = game.temple.at(here)
+    side = side_towards(here, there)
+    return placed is None or side is None or side_in_rear(game, placed, side) in (None, rear)
+
+
+def _heal(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
+    other = game._active_player(event, "target")
+    if other is player:
+        raise Rejection("the Doc heals another adventurer")
+
+    def apply() -> None:
+        other.locked = 0
+
+    return apply
+
+
+def _rotate(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
+    cell = game._cell(event)
+    placed = game.temple.at(cell)
+    if placed is None:
+        raise Rejection(f"there is no chamber at {list(cell)}")
+    if placed.tile.kind == "start":
+        raise Rejection("the starting chamber cannot be turned")
+    stairs = event.get("stairs")
+    if stairs not in SIDES or stairs == placed.stairs:
+        raise Rejection("'stairs' must be the side the chamber's stairway faces after the turn")
+
+    def apply() -> None:
+        placed.stairs = stairs
+        placed.__post_init__()
+
+    return apply
+
+
+def _follow(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
+    cell = game._cell(event)
+    if cell == player.cell or not any(p is not player for p in game.players_in(cell)):
+        raise Rejection("the Mentalist moves only to a chamber holding another adventurer")
+    if has(game, player, "mentalist-follow") and not (
+        player.rolled and player.dice and player.locked == player.dice
+    ):
+        raise Rejection(f"{player.player_id}'s dice do not all show black masks")
+
+    def apply() -> None:
+        player.cell = cell
+        player.rear = next(p.rear for p in game.players_in(cell) if p is not player)
+
+    return apply
+
+
+def _cells(event: Mapping[str, Any]) -> list[Cell]:
+    from rules.game_setup import parse_cell  # here: game_setup imports this module
+
+    raw = event.get("cells")
+    if not isinstance(raw, list):
+        raise Rejection("'cells' must list chambers, e.g. [[0, 1], [1, 1]]")
+    try:
+        return [parse_cell(c, "'cells'") for c in raw]
+    except ValueError as error:
+        raise Rejection(str(error)) from None
+
+
+def reachable(game: Game, player: PlayerState, steps: int = 3) -> list[tuple[Cell, list[Cell]]]:
+    """Chambers the Discoverer may run to in up to `steps` moves, with the shortest path to
+    each (open passages, never into the ghost or obelisk chamber)."""
+    start = player.cell
+    assert start is not None
+    paths: dict[Cell, list[Cell]] = {start: []}
+    halves: dict[Cell, bool] = {start: player.rear}
+    frontier = [start]
+    shut = game.quests is not None
+    for _ in range(steps):
+        nxt = []
+        for cell in frontier:
+            placed = game.temple.at(cell)
+            assert placed is not None
+            for side in placed.open_sides:
+                other = neighbour(cell, side)
+                if other in paths or side_in_rear(game, placed, side) not in (None, halves[cell]):
+                    continue
+                target = game.temple.at(other)
+                if target is None or opposite(side) not in target.open_sides:
+                    continue
+                if shut and target.tile.quest in ("ghost", "obelisk"):
+                    continue
+                paths[other] = [*paths[cell], other]
+                halves[other] = arrives_in_rear(game, other, cell)
+                nxt.append(other)
+            for a, b in game.secret_passages:
+                other = b if a == cell else a if b == cell else None
+                if other is not None and other not in paths:
+                    if not _same_half(game, cell, other, halves[cell]):
+                        continue
+                    paths[other] = [*paths[cell], other]
+                    halves[other] = arrives_in_rear(game, other, cell)
+                    nxt.append(other)
+        frontier = nxt
+    return [(cell, path) for cell, path in paths.items() if path]
+
+
+def wall_neighbours(game: Game, player: PlayerState) -> list[tuple[str, Cell]]:
+    """Adjoining chambers behind a wall, for the Muscleman's card."""
+    here = player.cell
+    assert here is not None
+    found = []
+    for side in SIDES:
+        cell = neighbour(here, side)
+        target = game.temple.at(cell)
+        if target is None or game.connected(here, cell) or side_towards(here, cell) is None:
+            continue
+        if game.quests is not None and target.tile.quest in ("ghost", "obelisk"):
+            continue
+        found.append((side, cell))
+    return found
+
+
+def default_characters(players: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """A card for each player when none were chosen: the characters in turn, permanent cards."""
+    permanent = [a.ability_id for a in ABILITIES.values() if not a.activatable]
+    return {pid: permanent[i % len(permanent)] for i, pid in enumerate(players)}
+
+
+def parse_characters(characters: Any, players: tuple[str, ...]) -> dict[str, str]:
+    """Validate a setup line's `characters`: every player's card, one character each."""
+    from rules.errors import RecordError
+
+    if not isinstance(characters, Mapping):
+        raise RecordError(
+            "with the characters module, 'characters' must map each player to his card, "
+            f'e.g. {{"red": "doc-heal"}} (cards: {", ".join(ABILITIES)})'
+        )
+    if set(characters) != set(players):
+        raise RecordError("'characters' must give every player one card, and only players")
+    for pid, card in characters.items():
+        if card not in ABILITIES:
+            raise RecordError(f"unknown character card {card!r} for {pid}")
+    chosen = [ABILITIES[card].character for card in characters.values()]
+    if len(set(chosen)) != len(chosen):
+        raise RecordError("each character may be chosen by one player only")
+    return dict(characters)

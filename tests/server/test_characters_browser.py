@@ -1,0 +1,91 @@
+"""Module 6 (Characters) on the dashboard (issue 12), on a real server in Chromium at a phone's
+390 px: each player's card chosen on the set-up page; on the game page the character on each
+player's card with its ability and charge; the Mechanic's turn picked from the chambers, his
+card then face down until the next door slam, the log saying so."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import free_port
+from playwright.sync_api import expect
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from conftest import ServerProcess
+
+    base = tmp_path_factory.mktemp("characters")
+    timeline = {
+        "intro_seconds": 0.5,
+        "game_seconds": 900.0,
+        "countdowns": [
+            {"n": 1, "start": 300.0, "end": 330.0},
+            {"n": 2, "start": 600.0, "end": 630.0},
+            {"n": 3, "start": 880.0, "end": 900.0},
+        ],
+    }
+    running = ServerProcess(base, timeline, base / "data", free_port())
+    try:
+        yield running.server
+    finally:
+        running.stop()
+
+
+@pytest.mark.browser
+def test_characters_from_set_up_to_a_used_card_on_a_phone(chromium, server):
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, base_url=server.url)
+    context.set_default_timeout(8_000)
+    page = context.new_page()
+    try:
+        page.goto("/setup")
+        page.get_by_test_id("player-toggle-red").click()
+        page.get_by_test_id("player-toggle-blue").click()
+        expect(page.get_by_test_id("character-choices")).to_be_hidden()
+        page.get_by_test_id("module-characters").check()
+        expect(page.get_by_test_id("character-choices")).to_be_visible()
+        red = page.get_by_test_id("character-red")
+        expect(red).to_contain_text("Mechanic · activatable: 2 torches: turn any chamber")
+        red.select_option("mechanic-rotate")
+        expect(page.get_by_test_id("character-blue")).to_have_value("doc-masks")
+        widths = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.body.scrollWidth, innerWidth]"
+        )
+        assert max(widths[:2]) <= widths[2]
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=start-tile-W]')?.dataset.tile"
+        )
+        with page.expect_navigation():
+            page.get_by_test_id("start-game").click()
+        setup = server.get("/api/state")["game"]["setup"]
+        assert setup["modules"] == ["characters"]
+
+        server.post("/api/clock", {"action": "start"})
+        deadline = time.monotonic() + 10
+        while server.get("/api/state")["clock"]["t"] < 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+        chip = page.get_by_test_id("character-red")
+        expect(chip).to_contain_text("Mechanic")
+        expect(chip).to_contain_text("activatable: 2 torches: turn any chamber")
+        expect(chip).to_contain_text("ready")
+        expect(page.get_by_test_id("character-blue")).to_contain_text("Doc")
+        expect(page.get_by_test_id("character-blue")).to_contain_text("always on")
+
+        turn = page.get_by_test_id("action-red-ability")
+        expect(turn).to_contain_text("Turn a chamber (2 torches)")
+        turn.click()
+        choice = page.get_by_test_id("pick-choice-0")
+        expect(choice).to_contain_text("a quarter turn clockwise")
+        choice.click()
+        expect(chip).to_contain_text("used: face up after the next slam")
+        expect(chip).to_have_class("chip character activatable spent")
+        expect(page.get_by_test_id("action-red-ability")).to_be_disabled()
+        expect(page.get_by_test_id("log")).to_contain_text("(Mechanic)")
+        assert max(page.evaluate("() => [document.body.scrollWidth, innerWidth]")) <= 390
+    finally:
+        context.close()
