@@ -34,6 +34,7 @@ from server.session import AudioPlan, Session, SessionError
 from server.setup_api import table_router
 from server.soundtrack import cached_soundtrack, load_wav
 from server.store import GameStore, UnknownGame
+from server.teach_api import MAX_UPLOAD_BYTES, UPLOAD_PATH, teach_router
 from server.video_api import video_router
 from server.vision_service import VisionService, VisionSettings
 
@@ -120,6 +121,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     soundtrack = Soundtrack(settings, timeline)
     session = build_session(settings, timeline, soundtrack)
     vision = VisionService(session, settings.vision, settings.data_dir) if settings.vision else None
+    dice_routes, dice_teacher = teach_router(vision, settings.data_dir)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -140,13 +142,14 @@ def create_app(settings: ServerSettings) -> FastAPI:
             yield
         finally:
             ticker.cancel()
+            dice_teacher.job.shutdown()
             if vision is not None:
                 await asyncio.to_thread(vision.stop)
             session.shutdown()
 
     app = FastAPI(title="templecam dashboard", lifespan=lifespan, docs_url="/api/docs")
     hosts = allowed_hosts(settings.host)
-    app.add_middleware(WriteGuard, hosts=hosts)
+    app.add_middleware(WriteGuard, hosts=hosts, uploads={UPLOAD_PATH: MAX_UPLOAD_BYTES})
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
     app.state.session = session
     app.state.soundtrack = soundtrack
@@ -156,6 +159,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.include_router(video_router(session, vision))
     app.include_router(table_router(session, vision, settings.data_dir))
     app.include_router(camera_router(vision, settings.data_dir))
+    app.include_router(dice_routes)
     app.state.vision = vision
     return app
 
@@ -174,7 +178,7 @@ def _add_pages(app: FastAPI, session: Session) -> None:
     def home() -> RedirectResponse:
         return RedirectResponse("/game" if session.game is not None else "/setup")
 
-    for page in ("setup", "game", "games", "calibrate", "tiles"):
+    for page in ("setup", "game", "games", "calibrate", "tiles", "dice"):
         app.add_api_route(f"/{page}", _page(f"{page}.html"), include_in_schema=False)
 
 

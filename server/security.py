@@ -8,7 +8,7 @@ body it already read.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -20,6 +20,8 @@ from rules.finite import NotFiniteError, TooDeepError, loads_finite
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 MAX_BODY_BYTES = 64 * 1024
 TOO_LARGE = f"the request body is larger than {MAX_BODY_BYTES // 1024} KiB"
+UPLOAD_TYPES = ("image/", "application/octet-stream")
+"""What an upload route (see `WriteGuard`) takes: a photo as the raw request body."""
 FRAMING_HEADERS = (
     ("X-Frame-Options", "DENY"),
     ("Content-Security-Policy", "frame-ancestors 'none'"),
@@ -53,11 +55,18 @@ def _host_and_port(netloc: str, scheme: str) -> tuple[str, int] | None:
 
 class WriteGuard:
     """Refuse state-changing requests from other origins, without JSON, too large, or holding
-    numbers JSON does not have; add the framing headers to every answer."""
+    numbers JSON does not have; add the framing headers to every answer.
 
-    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
+    `uploads` names the routes that take a photo instead (the raw body, an image type) and the
+    most bytes each reads; the origin checks hold for them too.
+    """
+
+    def __init__(
+        self, app: ASGIApp, hosts: Iterable[str], uploads: Mapping[str, int] | None = None
+    ) -> None:
         self.app = app
         self.hosts = set(hosts)
+        self.uploads = dict(uploads or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check an unsafe request before it reaches a route; protect every answer from framing."""
@@ -69,11 +78,12 @@ class WriteGuard:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        problem = self._header_problem(headers, scope)
+        limit = self.uploads.get(scope.get("path", ""))
+        problem = self._header_problem(headers, scope, limit or MAX_BODY_BYTES)
         if problem is None:
-            body, problem = await _read_body(receive)
+            body, problem = await _read_body(receive, limit or MAX_BODY_BYTES)
         if problem is None:
-            problem = _body_problem(body, headers)
+            problem = _body_problem(body, headers) if limit is None else _upload_problem(headers)
         if problem is not None:
             status, message = problem
             response = JSONResponse({"detail": message}, status_code=status)
@@ -83,7 +93,9 @@ class WriteGuard:
             return
         await self.app(scope, _replay(body, receive), send)
 
-    def _header_problem(self, headers: Headers, scope: Scope) -> tuple[int, str] | None:
+    def _header_problem(
+        self, headers: Headers, scope: Scope, limit: int = MAX_BODY_BYTES
+    ) -> tuple[int, str] | None:
         origin = headers.get("origin")
         if origin is not None:
             if not self._same_origin(origin, headers, scope):
@@ -91,8 +103,8 @@ class WriteGuard:
         elif headers.get("sec-fetch-site") == "cross-site":
             return 403, "cross-site requests are not allowed: use the dashboard page"
         length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return 413, TOO_LARGE
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            return 413, _too_large(limit)
         return None
 
     def _same_origin(self, origin: str, headers: Headers, scope: Scope) -> bool:
@@ -109,8 +121,24 @@ class WriteGuard:
         return "*" in self.hosts or host in self.hosts or f"[{host}]" in self.hosts
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, tuple[int, str] | None]:
-    """Read the request body, but never more than MAX_BODY_BYTES (whatever was announced)."""
+def _too_large(limit: int) -> str:
+    """Say that a body is over `limit` bytes."""
+    if limit == MAX_BODY_BYTES:
+        return TOO_LARGE
+    return f"the request body is larger than {limit // (1024 * 1024)} MiB"
+
+
+def _upload_problem(headers: Headers) -> tuple[int, str] | None:
+    """An upload's body must be declared as a photo."""
+    if not headers.get("content-type", "").startswith(UPLOAD_TYPES):
+        return 415, "send the photo itself as the request body (Content-Type: image/jpeg, ...)"
+    return None
+
+
+async def _read_body(
+    receive: Receive, limit: int = MAX_BODY_BYTES
+) -> tuple[bytes, tuple[int, str] | None]:
+    """Read the request body, but never more than `limit` bytes (whatever was announced)."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -119,8 +147,8 @@ async def _read_body(receive: Receive) -> tuple[bytes, tuple[int, str] | None]:
             return b"", (400, "the client went away before its request body arrived")
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return b"", (413, TOO_LARGE)
+        if size > limit:
+            return b"", (413, _too_large(limit))
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks), None

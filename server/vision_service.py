@@ -292,16 +292,46 @@ class VisionService:
             )
 
     def _load_model(self) -> None:
+        from teach.registry import active_model
         from vision.detector import ModelError
         from vision.models import live_detector
 
+        taught = active_model(self.data_dir)
+        faces = taught.faces_path if taught is not None else None
         try:
-            self._detector, note = live_detector(self.settings.model)
+            self._detector, note = live_detector(self.settings.model, faces)
             if note:
                 self._model_notes = [note]
                 self.problems.append(note)
         except ModelError as error:
+            if taught is not None:  # a taught reader that no longer opens: the shipped one reads
+                self._problem(
+                    f"the taught die reader of {taught.card.get('created', taught.name)} does "
+                    f"not open ({self._plain(str(error))}): the shipped reader reads the dice"
+                )
+                try:
+                    self._detector, _ = live_detector(self.settings.model)
+                    return
+                except ModelError as again:
+                    error = again
             self._problem(f"detector: {error}. The video is shown; enter events by hand")
+
+    def use_faces(self, faces: Path | None) -> str:
+        """Read dice with the face reader `faces` (.onnx; None: the shipped one) from the next
+        frame on, without a restart; return its name ("shipped" or a taught model's). Raises
+        ModelError, and nothing changes, when it does not open."""
+        from vision.models import live_detector
+
+        detector, _ = live_detector(self.settings.model, faces)
+        self._detector = detector
+        self._loop = None  # the pipeline is rebuilt on the new reader
+        self._game_id = None
+        return self._faces_name() or "none"
+
+    def faces_file(self) -> str | None:
+        """Return the path of the face reader the pipeline reads dice with (None: no reader)."""
+        reader = getattr(self._detector, "faces", None)
+        return str(reader.model_path) if reader is not None else None
 
     def _load_tiles(self) -> None:
         from calibration.enrollment import EnrollmentError, TileLibrary, tiles_dir
@@ -465,6 +495,16 @@ class VisionService:
                 self._jpeg_cond.wait(timeout)
             return self._jpeg_version, self._jpeg
 
+    def _faces_name(self) -> str | None:
+        """Name the die reader in use: a taught model's name, "shipped", or None (none)."""
+        from teach.registry import SHIPPED, taught_dir
+
+        file = self.faces_file()
+        if file is None:
+            return None
+        folder = Path(file).resolve().parent
+        return folder.name if folder.parent == taught_dir(self.data_dir).resolve() else SHIPPED
+
     def state_json(self) -> dict[str, Any]:
         """Return the camera's and the pipeline's state for the dashboard."""
         loop = self._loop
@@ -486,6 +526,7 @@ class VisionService:
             "calibrated": self.calibration is not None,
             "camera_moved": self.moved,
             "model": str(self._detector.model_path.name) if self._detector is not None else None,
+            "faces": self._faces_name(),
             "camera": camera,
             "pipeline": loop.stats.to_json() if loop is not None else None,
             "waiting": sorted(maker.waiting.values()) if maker is not None else [],

@@ -44,9 +44,13 @@ def open_model(path: Path, conf: float | None = None) -> Detector | Localiser:
     return Detector(path, DetectorSettings() if conf is None else DetectorSettings(conf=conf))
 
 
-def live_detector(explicit: str | Path | None = None) -> tuple[Detector | Localiser, str | None]:
-    """Return the model the live pipeline runs (the best shipped model, or `explicit`)."""
+def live_detector(
+    explicit: str | Path | None = None, faces: str | Path | None = None
+) -> tuple[Detector | Localiser, str | None]:
+    """Return the model the live pipeline runs (the best shipped model, or `explicit`); a
+    localiser reads dice with `faces` (a face-reader .onnx; None: the shipped reader)."""
     path, note = default_model(explicit)
     if is_localiser(path):
-        return Localiser(path), note
+        settings = LocaliserSettings() if faces is None else LocaliserSettings(faces=str(faces))
+        return Localiser(path, settings), note
     return Detector(path, DetectorSettings(conf=LIVE_CONF)), note
