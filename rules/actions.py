@@ -10,8 +10,10 @@ from typing import Any
 from rules import module_characters as characters
 from rules import module_quests as quests
 from rules import module_special as special
+from rules import module_traps as traps
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState, describe_icons
 from rules.modules import CLAIM_COST, CURSE_CARDS, TREASURES
+from rules.narrative import place_name
 from rules.odds import as_need, roll_odds
 from rules.vocabulary import GOLDEN_MASK, KEY, Cell, neighbour, opposite, plural, side_towards
 
@@ -122,11 +124,15 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     found: list[OpenAction] = []
     pile_left = game.draw_pile_size() > 0
     trapped = "cursed (Trap): no entering or discovering" if "trap" in player.curses else None
+    trapped = trapped or traps.stuck(game, player)
+    slide = traps.trap_at(game, here) == "slide"
     carry = special.chalice_here(game, player)
     for side, cell in game.temple.passages(here):
         if special.side_in_rear(game, chamber, side) not in (None, player.rear):
             continue  # behind the inner wall of a double chamber (module 4)
         target = game.temple.at(cell)
+        if slide and side == chamber.stairs:
+            continue  # nobody leaves the slide trap by its stairway (module 7)
         if target is None:
             found.append(
                 _priced(
@@ -193,6 +199,8 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
         found.extend(_quest_actions(game, player))
     if player.ability is not None and "characters" in game.setup.modules:
         found.extend(_character_actions(game, player))
+    if game.traps is not None:
+        found.extend(_trap_actions(game, player))
     found.extend(_unlocks(game, player))
     found.extend(_module_actions(game, player))
     return found
@@ -344,6 +352,57 @@ def _character_actions(game: Game, player: PlayerState) -> list[OpenAction]:
                 f"break through the wall into {target.tile.name} ({side})",
                 {"type": "enter", "player": pid, "cell": list(cell), "ability": True},
             )
+    return found
+
+
+def _trap_actions(game: Game, player: PlayerState) -> list[OpenAction]:
+    """Off a cliff, the invocation's summons, the moving platform (module 7, page 23)."""
+    state = game.traps
+    assert state is not None
+    pid = player.player_id
+    kind = traps.trap_at(game, player.cell)
+    found: list[OpenAction] = []
+    if pid in state.on_cliff and kind in traps.CLIMB:
+        need = traps.CLIMB[kind]
+        found.append(
+            _priced(
+                game,
+                [player],
+                need,
+                "climb",
+                f"climb down the cliff ({describe_icons(need)} by yourself)",
+                {"type": "climb", "player": pid},
+            )
+        )
+    if kind == "invocation":
+        found.append(
+            _priced(
+                game,
+                [player],
+                traps.SUMMON,
+                "summon",
+                "summon every adventurer here (3 keys)",
+                {"type": "summon", "player": pid},
+            )
+        )
+    if kind == "platform" and state.platform_waits:
+        spots = traps.platform_spots(game)
+        found.append(
+            OpenAction(
+                "platform",
+                "move the platform clockwise to where its stairway meets a door",
+                {"type": "platform", "player": pid},
+                blocked=None if spots else "no spot yet: wait for a chamber with a door",
+                choices=[
+                    {
+                        "name": place_name(cell, game.temple.start_cell()).capitalize(),
+                        "note": "its stairway meets a door there",
+                        "event": {"type": "platform", "player": pid, "cell": list(cell)},
+                    }
+                    for cell in spots
+                ],
+            )
+        )
     return found
 
 

@@ -41,6 +41,8 @@ class RulesBenchmark:
 
 BENCH_QUESTS = ("altar", "task", "tree")
 """The quest chambers the benchmark plays with module 5."""
+BENCH_TRAPS = ("cliff-torch", "invocation", "slide", "platform")
+"""The trap chambers the benchmark plays with module 7."""
 
 
 def bench_characters(players: list[str]) -> dict[str, str]:
@@ -67,6 +69,8 @@ def long_game(
             setup["quests"] = list(BENCH_QUESTS)
         if "characters" in modules:
             setup["characters"] = bench_characters(setup["players"])
+        if "traps" in modules:
+            setup["traps"] = list(BENCH_TRAPS)
     game = Game.from_setup_line(setup)
     per_event = 599.0 / events
     record = list(random_events(rng, game, events, noise=0.1, seconds_per_event=per_event))
@@ -85,6 +89,8 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
             setup["quests"] = list(BENCH_QUESTS)
         if "characters" in modules:
             setup["characters"] = bench_characters(setup["players"])
+        if "traps" in modules:
+            setup["traps"] = list(BENCH_TRAPS)
     alone: dict[str, Any] = {**setup, "players": ["red"], "tiles": {}}
     if "characters" in setup:
         alone["characters"] = bench_characters(["red"])
@@ -92,7 +98,10 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
     tile_ids = [
         tid
         for tid in base
-        if tid != "start" and base[tid].special != "chalice" and base[tid].quest is None
+        if tid != "start"
+        and base[tid].special != "chalice"
+        and base[tid].quest is None
+        and base[tid].trap is None
     ]
     extra = side * side - 1 - len(tile_ids)
     for index in range(extra):

@@ -15,6 +15,8 @@ from rules.vocabulary import KEY, PAYING_FACES, SIDES, TORCH
 TILE_KINDS = ("start", "exit", "chamber")
 SPECIAL_KINDS = ("linked", "double", "chalice")
 QUEST_KINDS = ("altar", "ghost", "task", "tree", "obelisk")
+TRAP_KINDS = ("cliff-torch", "cliff-key", "invocation", "slide", "platform")
+"""Module 7's trap chambers."""
 """Module 5's quest chambers."""
 """Module 4's special chambers: linked, double (an inner wall), the treasure chamber."""
 
@@ -55,6 +57,9 @@ class TileDef:
     side, the stairway included, belongs to the front half, and an inner wall parts them."""
     quest: str | None = None
     """A quest chamber of module 5: `altar`, `ghost`, `task`, `tree` or `obelisk`."""
+    trap: str | None = None
+    """A trap chamber of module 7: `cliff-torch`, `cliff-key`, `invocation`, `slide`,
+    `platform`."""
 
     @property
     def own_open_sides(self) -> frozenset[str]:
@@ -87,6 +92,8 @@ class TileDef:
             data["rear"] = [side for side in SIDES if side in self.rear]
         if self.quest is not None:
             data["quest"] = self.quest
+        if self.trap is not None:
+            data["trap"] = self.trap
         return data
 
 
@@ -128,6 +135,9 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
     quest = data.get("quest")
     if quest is not None and quest not in QUEST_KINDS:
         raise RecordError(f"{where}: 'quest' must be one of {', '.join(QUEST_KINDS)}")
+    trap = data.get("trap")
+    if trap is not None and trap not in TRAP_KINDS:
+        raise RecordError(f"{where}: 'trap' must be one of {', '.join(TRAP_KINDS)}")
     return TileDef(
         tile_id,
         name,
@@ -141,6 +151,7 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
         special,
         frozenset(rear),
         quest,
+        trap,
     )
 
 

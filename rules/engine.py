@@ -12,6 +12,7 @@ from typing import Any, ClassVar, NamedTuple
 from rules import module_characters as characters
 from rules import module_quests as quests
 from rules import module_special as special
+from rules import module_traps as traps
 from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.finite import TooDeepError, non_finite_path, not_finite_message, without_nulls
@@ -165,6 +166,7 @@ class Game:
         "special": ("activate_linked",),
         "quests": ("sacrifice", "push_ghost", "task", "heal_tree"),
         "characters": ("ability",),
+        "traps": ("climb", "summon", "platform"),
     }
     """Event types a module adds, known only in games that play it."""
 
@@ -212,6 +214,8 @@ class Game:
         """Module 4's state (the chalice, the linked chambers, the Large torch), or None."""
         self.quests = quests.QuestState(setup.quests) if "quests" in setup.modules else None
         """Module 5's state (quest markers, the altar, the ghost, task tiles), or None."""
+        self.traps = traps.TrapState(setup.traps) if "traps" in setup.modules else None
+        """Module 7's state (who is stuck on a cliff, the moving platform), or None."""
 
     @classmethod
     def from_setup_line(cls, line: Any) -> Game:
@@ -284,6 +288,8 @@ class Game:
             data.update(self.special.to_json())
         if self.quests is not None:
             data.update(self.quests.to_json())
+        if self.traps is not None:
+            data.update(self.traps.to_json())
         return data
 
     def connected(self, a: Cell, b: Cell) -> bool:
@@ -620,6 +626,7 @@ class Game:
                 "no chamber can be discovered there"
             )
         special.check_leave(self, player, here, cell, "discover a chamber")
+        traps.check_leave(self, player, cell, "discover a chamber")
         stairs = event.get("stairs", opposite(door))
         if stairs not in SIDES:
             raise Rejection("'stairs' must be one of N, E, S, W")
@@ -635,6 +642,7 @@ class Game:
         self._settle(plan, spends)
         special.on_discover(self, tile, cell)
         quests.on_discover(self, tile, cell)
+        traps.on_discover(self, player, tile, cell)
         if tile.curse and "curses" in self.setup.modules:
             player.curses_to_draw += 1
         if tile.treasure and "treasures" in self.setup.modules:
@@ -661,6 +669,7 @@ class Game:
                 f"a wall blocks the way from {list(here)} to {target.tile.name} at {list(cell)}"
             )
         special.check_leave(self, player, here, cell, "leave")
+        traps.check_leave(self, player, cell, "leave his chamber")
         quests.check_enter(self, target.tile)
         need = characters.enter_need(self, player, event, Counter(target.tile.enter), through)
         need = special.entry_need(self, player, need, event)
@@ -926,6 +935,7 @@ class Game:
         if not any(p is not player for p in self.players_in(cell)):
             raise Rejection("the Teleport moves you only to a chamber holding another adventurer")
         self._not_trapped(player, "enter a chamber")
+        traps.check_leave(self, player, None, "teleport")
         player.cell = cell
         # In a double chamber he lands in the half of the first adventurer there (module 4).
         player.rear = next(p.rear for p in self.players_in(cell) if p is not player)
@@ -974,6 +984,23 @@ class Game:
         """A character card used on its own (page 21)."""
         self._module("characters", event)
         characters.use_ability(self, event)
+
+    # ----- module 7: trap chambers (the logic is in rules/module_traps.py) ---------------------
+
+    def _climb(self, event: Mapping[str, Any]) -> None:
+        """Off the cliff with its 3 icons, rolled alone (page 23)."""
+        self._module("traps", event)
+        traps.climb(self, event)
+
+    def _summon(self, event: Mapping[str, Any]) -> None:
+        """3 keys in the invocation chamber summon every adventurer (page 23)."""
+        self._module("traps", event)
+        traps.summon(self, event)
+
+    def _platform(self, event: Mapping[str, Any]) -> None:
+        """The moving platform moved round the temple to where its stairway meets a door."""
+        self._module("traps", event)
+        traps.move_platform(self, event)
 
     def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
         n = self._whole(event, "n")

@@ -12,6 +12,7 @@ from rules.finite import TooDeepError, non_finite_path, without_nulls
 from rules.module_characters import parse_characters
 from rules.module_quests import QUEST_NAMES, quest_chambers
 from rules.module_special import special_chambers
+from rules.module_traps import TRAP_NAMES, trap_chambers
 from rules.modules import (
     REPLACED_BY_CURSE_TREASURE_CHAMBERS,
     curse_treasure_chambers,
@@ -32,6 +33,7 @@ KNOWN_MODULES: tuple[str, ...] = (
     "special",
     "quests",
     "characters",
+    "traps",
 )
 """Module ids this engine can play; the basic game is `[]`."""
 
@@ -62,6 +64,8 @@ class Setup:
     """The quest chambers in play (module 5), 1 to 3 of them."""
     characters: Mapping[str, str] = field(default_factory=dict)
     """Each player's character card (module 6), by player id."""
+    traps: tuple[str, ...] = ()
+    """The trap chambers in play (module 7), 2 to 4 of them."""
 
     @property
     def starting_dice(self) -> int:
@@ -101,7 +105,9 @@ def starting_temple(
 
 
 def setup_catalog(
-    modules: list[str] | tuple[str, ...] = (), quests: list[str] | tuple[str, ...] | None = None
+    modules: list[str] | tuple[str, ...] = (),
+    quests: list[str] | tuple[str, ...] | None = None,
+    traps: list[str] | tuple[str, ...] | None = None,
 ) -> dict[str, TileDef]:
     """Return the packaged tiles a game with these modules plays with (before a setup line's
     own `tiles`): with curses or treasures, the 13 curse and treasure chambers replace the 13
@@ -127,6 +133,8 @@ def setup_catalog(
         catalog.update(special_chambers())  # added to the pile, replacing nothing (page 14)
     if "quests" in modules:
         catalog.update(quest_chambers(quests))  # those drawn join the pile (page 17)
+    if "traps" in modules:
+        catalog.update(trap_chambers(traps))  # those drawn join the pile (page 22)
     return catalog
 
 
@@ -137,7 +145,10 @@ def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
     return [
         tile_id
         for tile_id, tile in catalog.items()
-        if tile.kind == "chamber" and tile.special != "chalice" and tile.quest is None
+        if tile.kind == "chamber"
+        and tile.special != "chalice"
+        and tile.quest is None
+        and tile.trap is None
     ]
 
 
@@ -173,14 +184,33 @@ def parse_setup(line: Any) -> Setup:
     if len(set(modules)) != len(modules):
         raise RecordError("each module may be named only once in 'modules'")
     quests = _parse_quests(line.get("quests")) if "quests" in modules else ()
-    catalog = setup_catalog(modules, quests)
+    traps = _parse_traps(line.get("traps")) if "traps" in modules else ()
+    catalog = setup_catalog(modules, quests, traps)
     catalog.update(parse_catalog(line.get("tiles", {})))
     temple = _parse_temple(line.get("temple"), catalog, modules)
     track_dice = line.get("track_dice", True)
     if not isinstance(track_dice, bool):
         raise RecordError("'track_dice' must be true or false")
     cards = parse_characters(line.get("characters"), players) if "characters" in modules else {}
-    return Setup(players, difficulty, tuple(modules), catalog, temple, track_dice, quests, cards)
+    return Setup(
+        players, difficulty, tuple(modules), catalog, temple, track_dice, quests, cards, traps
+    )
+
+
+def _parse_traps(traps: Any) -> tuple[str, ...]:
+    """The trap chambers a game with module 7 plays: 2 to 4 of the five (page 22)."""
+    if (
+        not isinstance(traps, list)
+        or not 2 <= len(traps) <= 4
+        or any(t not in TRAP_NAMES for t in traps)
+    ):
+        raise RecordError(
+            f"with the traps module, 'traps' must list 2 to 4 trap chambers from "
+            f"{', '.join(TRAP_NAMES)}"
+        )
+    if len(set(traps)) != len(traps):
+        raise RecordError("each trap chamber may be named only once in 'traps'")
+    return tuple(traps)
 
 
 def _parse_quests(quests: Any) -> tuple[str, ...]:
@@ -239,6 +269,8 @@ def _parse_temple(
     for placement in placements:
         if catalog[placement.tile_id].quest is not None and "quests" in modules:
             raise RecordError("a quest chamber is never laid at set-up: it is discovered")
+        if catalog[placement.tile_id].trap is not None and "traps" in modules:
+            raise RecordError("a trap chamber is never laid at set-up: it is discovered")
         if catalog[placement.tile_id].special == "chalice" and "special" in modules:
             raise RecordError(
                 "the treasure chamber is never laid at set-up: it goes back into the draw pile "

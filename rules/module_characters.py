@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.errors import Rejection
 from rules.module_special import arrives_in_rear, side_in_rear
+from rules.module_traps import check_leave
 from rules.vocabulary import (
     ADVENTURER,
     GOLDEN_MASK,
@@ -302,6 +303,8 @@ def use_ability(game: Game, event: Mapping[str, Any]) -> None:
             f"the {ability.character}'s {ability.card} card is not used on its own: {ability.text}"
         )
     _charged(player, ability)
+    if ability_id != "doc-heal" and ability_id != "mechanic-rotate":
+        check_leave(game, player, None, "move")  # a trap holds him (module 7)
     apply = handler(game, player, event)
     plan, spends = game._charge(
         event, [player], Counter(ability.cost), f"for the {ability.character}'s card"

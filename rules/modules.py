@@ -91,6 +91,14 @@ MODULES: Mapping[str, ModuleInfo] = {
             "Each player picks a character and keeps one of its two cards: a permanent ability, "
             "or one activated by a roll that turns face up again after the next door slam.",
         ),
+        ModuleInfo(
+            "traps",
+            7,
+            "Trap chambers",
+            "2 to 4 of the 5 trap chambers join the pile; whoever discovers one is placed "
+            "inside at once: stuck on a cliff, summoning everyone, sliding with no way back, or "
+            "riding the moving platform round the temple.",
+        ),
     )
 }
 """The modules the dashboard offers at set-up (pages 10-13), by the id the setup line uses."""

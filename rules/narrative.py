@@ -28,8 +28,8 @@ def chamber_label(tile: TileDef) -> str:
         return "Illusion chamber"
     if tile.special is not None:
         return _SPECIAL_LABELS[tile.special]
-    if tile.quest is not None:
-        return tile.name  # a quest chamber's printed name: "Altar chamber", "Tree of Life"
+    if tile.quest is not None or tile.trap is not None:
+        return tile.name  # its printed name: "Altar chamber", "Tree of Life", "Slide trap"
     if tile.gems is not None:
         return "Gem chamber" if tile.gems.count > 1 else "One-gem chamber"
     return "Chamber"
@@ -108,6 +108,9 @@ _MODULE_VERBS = {
     "task": "completes a task tile",
     "heal_tree": "heals the tree of life",
     "ability": "uses a character card",
+    "climb": "climbs down the cliff",
+    "summon": "summons every adventurer",
+    "platform": "moves the moving platform",
 }
 
 
@@ -209,7 +212,7 @@ def _tile_words(game: Game, tile_id: Any) -> str:
         if shown
     )
     marked = f" with {marks}" if marks else ""
-    vowel = tile.illusion or tile.quest in ("altar", "obelisk")
+    vowel = tile.illusion or tile.quest in ("altar", "obelisk") or tile.trap == "invocation"
     article = "an" if vowel else "a"  # "a One-gem chamber", "an Illusion chamber"
     if tile.gems is not None:
         return f"{article} {chamber_label(tile)} ({tile.gems.icon}s){marked}"
@@ -274,6 +277,13 @@ def _tell_module_event(kind: str, event: Mapping[str, Any], game: Game) -> str |
         return f"{who} claims a treasure: the {treasure_name(event.get('treasure'))}{_spent(event)}"
     if kind == "ability":
         return _tell_ability(who, event, game)
+    if kind == "climb":
+        return f"{who} climbs down the cliff{_spent(event)}"
+    if kind == "summon":
+        return f"{who} summons every adventurer into the Invocation chamber{_spent(event)}"
+    if kind == "platform":
+        where = place_name(event.get("cell"), game.temple.start_cell())
+        return f"The moving platform moves to the spot {where}"
     if kind == "sacrifice":
         count = event.get("dice", 1)
         dice = plural(count, "die") if isinstance(count, int) else "? dice"

@@ -98,7 +98,10 @@ def _plausible_event(rng: random.Random, game: Game) -> dict[str, Any]:
     choices += [a for a in team_actions(game) if a.possible and rng.random() < 0.02]
     if choices and rng.random() < 0.5:
         weights = [_ACTION_WEIGHTS.get(a.action, 1.0) for a in choices]
-        event = dict(rng.choices(choices, weights=weights)[0].event)
+        chosen = rng.choices(choices, weights=weights)[0]
+        # An action that needs a choice (modules 6 and 7) takes one of its ways at random;
+        # no other action draws, so a basic game's random stream is unchanged.
+        event = dict(rng.choice(chosen.choices)["event"] if chosen.choices else chosen.event)
         _draw_for_modules(rng, game, event)
         if event["type"] == "discover":
             event["tile"] = rng.choice(game.unplaced_tiles()).tile_id

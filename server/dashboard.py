@@ -8,6 +8,7 @@ from typing import Any
 
 from rules import module_quests as quests
 from rules import module_special as special
+from rules import module_traps as traps
 from rules.actions import open_actions, secret_passage_spots, team_actions
 from rules.catalog import TileDef
 from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game, PlayerState
@@ -179,6 +180,8 @@ def _marks(tile: TileDef) -> dict[str, Any]:
         marks["illusion"] = True
     if tile.special is not None:
         marks["special"] = tile.special
+    if tile.trap is not None:
+        marks["trap"] = tile.trap
     return marks
 
 
@@ -335,7 +338,7 @@ def _modules_view(game: Game) -> dict[str, Any]:
             }
             for card in ABILITIES.values()
         }
-    view["reminders"] = _reminders(game) + _quest_reminders(game)
+    view["reminders"] = _reminders(game) + _quest_reminders(game) + traps.progress(game)
     return view
 
 

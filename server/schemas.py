@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rules.game_setup import setup_catalog, starting_temple
 from rules.module_characters import default_characters
 from rules.module_quests import QUEST_NAMES
+from rules.module_traps import TRAP_NAMES
 from rules.vocabulary import PLAYER_ID_PATTERN
 
 
@@ -30,6 +31,10 @@ class NewGame(BaseModel):
         description="module 5's quest chambers in play (default: `quest_count` drawn at random)",
     )
     quest_count: int = Field(2, ge=1, le=3, description="quest chambers to draw (page 17)")
+    traps: list[str] | None = Field(
+        None, max_length=4, description="module 7's trap chambers (default: `trap_count` drawn)"
+    )
+    trap_count: int = Field(3, ge=2, le=4, description="trap chambers to draw (page 22)")
     characters: dict[str, str] | None = Field(
         None, description="module 6: each player's character card (default: a permanent card each)"
     )
@@ -63,6 +68,8 @@ class NewGame(BaseModel):
         }
         if "quests" in self.modules:
             line["quests"] = self.quests or random.sample(list(QUEST_NAMES), self.quest_count)
+        if "traps" in self.modules:
+            line["traps"] = self.traps or random.sample(list(TRAP_NAMES), self.trap_count)
         if "characters" in self.modules:
             line["characters"] = self.characters or default_characters(self.players)
         if self.temple is not None:

@@ -195,8 +195,19 @@ export function characterIcon(character) {
   );
 }
 
+/** Module 7's picture: a trap (spikes under a pit's edge), on trap chambers and reminders. */
+const TRAP =
+  '<path d="M2 9 H22" stroke="#e0c48a" stroke-width="2"/>' +
+  '<path d="M3 21 L6 12 L9 21 L12 12 L15 21 L18 12 L21 21 Z" fill="#c0392b" stroke="#ffb3a7" stroke-width="0.8"/>';
+
+/** A trap chamber's mark (module 7), its name in the tooltip. */
+export function trapMark(name) {
+  return svgIcon("mark-trap", `trap chamber: ${name}`, TRAP);
+}
+
 /** The icon beside a reminder line, by its kind. */
 export function reminderIcon(kind) {
+  if (kind.startsWith("trap")) return svgIcon("reminder-icon", "trap", TRAP);
   if (kind === "quest-ghost-where") return svgIcon("reminder-icon", "the ghost", GHOST);
   if (kind.startsWith("quest")) return svgIcon("reminder-icon", "quest", QUEST_MARKER);
   if (kind === "chalice") return svgIcon("reminder-icon", "chalice", CHALICE);
@@ -208,10 +219,11 @@ export function reminderIcon(kind) {
 
 /** A tile's module marks (purple mask, treasure icon, illusion, special) as a row, or nothing. */
 export function marksRow(tile) {
-  if (!tile.curse && !tile.treasure && !tile.illusion && !tile.special && !tile.large_torch && !tile.chalice_lies && !tile.quest && !tile.ghost) return null;
+  if (!tile.curse && !tile.treasure && !tile.illusion && !tile.special && !tile.large_torch && !tile.chalice_lies && !tile.quest && !tile.ghost && !tile.trap) return null;
   return el(
     "div",
     { class: "tile-row tile-marks" },
+    tile.trap ? trapMark(tile.name) : null,
     tile.quest ? questMark(Boolean(tile.quest_done)) : null,
     tile.ghost ? ghostToken() : null,
     tile.special ? specialMark(tile.special) : null,

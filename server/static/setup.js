@@ -64,7 +64,8 @@ function updateSummary() {
   const dice = document.getElementById("track-dice").checked ? "camera tracks the dice" : "manual mode";
   const names = moduleInfo
     .filter((m) => chosenModules().includes(m.id))
-    .map((m) => (m.id === "quests" ? `${m.name} (${questCount()})` : m.name));
+    .map((m) => (m.id === "quests" ? `${m.name} (${questCount()})` : m.id === "traps" ? `${m.name} (${trapCount()})` : m.name));
+  document.getElementById("trap-count-row").hidden = !chosenModules().includes("traps");
   document.getElementById("quest-count-row").hidden = !chosenModules().includes("quests");
   renderCharacters();
   const modules = names.length ? names.join(" + ") : "basic game";
@@ -93,6 +94,7 @@ async function startGame(event) {
     modules: chosenModules(),
     starting_chambers: startingChambers(),
     ...(chosenModules().includes("quests") ? { quest_count: questCount() } : {}),
+    ...(chosenModules().includes("traps") ? { trap_count: trapCount() } : {}),
     ...(chosenModules().includes("characters") ? { characters: chosenCharacters() } : {}),
     track_dice: document.getElementById("track-dice").checked,
     audio: selected("audio"),
@@ -241,6 +243,11 @@ function renderCharacters() {
 
 function chosenCharacters() {
   return Object.fromEntries(chosenPlayers().map((pid) => [pid, characterPicks.get(pid)]));
+}
+
+/** How many trap chambers module 7 draws (page 22: 2, 3 or 4). */
+function trapCount() {
+  return Number(document.getElementById("trap-count").value);
 }
 
 /** How many quest chambers module 5 draws (page 17: 1, 2 or 3). */

@@ -80,6 +80,7 @@ def test_every_module_has_a_number_name_and_description():
         (4, "Special chambers"),
         (5, "Quest chambers"),
         (6, "Characters"),
+        (7, "Trap chambers"),
     ]
     assert all(len(m.summary) > 40 for m in MODULES.values())
 

@@ -70,6 +70,7 @@ def test_the_api_lists_the_modules_and_a_basic_game_shows_none(server):
         ("special", "Special chambers"),
         ("quests", "Quest chambers"),
         ("characters", "Characters"),
+        ("traps", "Trap chambers"),
     ]
     draw = server.get("/api/starting-temple?modules=curses")
     ids = [t["id"] for t in draw["candidates"]]
