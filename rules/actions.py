@@ -10,6 +10,7 @@ from typing import Any
 from rules import module_characters as characters
 from rules import module_quests as quests
 from rules import module_special as special
+from rules import module_time as timed
 from rules import module_traps as traps
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState, describe_icons
 from rules.modules import CLAIM_COST, CURSE_CARDS, TREASURES
@@ -201,6 +202,9 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
         found.extend(_character_actions(game, player))
     if game.traps is not None:
         found.extend(_trap_actions(game, player))
+    if game.time is not None:
+        found.extend(_time_actions(game, player))
+        found = _time_blocks(game, found)
     found.extend(_unlocks(game, player))
     found.extend(_module_actions(game, player))
     return found
@@ -353,6 +357,71 @@ def _character_actions(game: Game, player: PlayerState) -> list[OpenAction]:
                 {"type": "enter", "player": pid, "cell": list(cell), "ability": True},
             )
     return found
+
+
+_BANNED_BY = {
+    "activate": "gems",
+    "activate_linked": "gems",
+    "unlock": "golden_masks",
+    "enter": "movement",
+    "carry": "movement",
+}
+
+
+def _time_blocks(game: Game, found: list[OpenAction]) -> list[OpenAction]:
+    """Grey out what a running prohibition chamber forbids (module 8, page 24)."""
+    banned = timed.prohibited(game)
+    if not banned:
+        return found
+    start = game.temple.start_cell()
+    out = []
+    for action in found:
+        what = _BANNED_BY.get(action.action)
+        if what == "movement" and "movement" not in banned and "start" in banned:
+            what = "start" if action.event.get("cell") == list(start) else None
+        if what in banned and action.blocked is None:
+            action = OpenAction(
+                **{**action.__dict__, "blocked": "prohibition: " + timed.PROHIBITIONS[what]}
+            )
+        out.append(action)
+    return out
+
+
+def _time_actions(game: Game, player: PlayerState) -> list[OpenAction]:
+    """A lava or torch chamber's task while its sand runs (module 8, page 25)."""
+    state = game.time
+    assert state is not None and player.cell is not None
+    time_id = timed.time_at(game, player.cell)
+    if time_id is None or timed.timer_on(game, player.cell) is None:
+        return []
+    together = game.players_in(player.cell)
+    ids = [p.player_id for p in together]
+    cell = list(player.cell)
+    kind = timed.kind_of_time(time_id)
+    if kind == "lava" and player.cell not in state.done:
+        return [
+            _priced(
+                game,
+                together,
+                timed.LAVA_NEED,
+                "lava",
+                "master the lava (7 torches together)",
+                {"type": "lava", "cell": cell, "players": ids},
+            )
+        ]
+    if kind == "torch" and state.torch_tasks < len(timed.TORCH_TASKS):
+        need, _ = timed.TORCH_TASKS[state.torch_tasks]
+        return [
+            _priced(
+                game,
+                together,
+                need,
+                "torch_task",
+                f"torch chamber task {state.torch_tasks + 1} ({describe_icons(need)} together)",
+                {"type": "torch_task", "cell": cell, "players": ids},
+            )
+        ]
+    return []
 
 
 def _trap_actions(game: Game, player: PlayerState) -> list[OpenAction]:

@@ -43,6 +43,8 @@ BENCH_QUESTS = ("altar", "task", "tree")
 """The quest chambers the benchmark plays with module 5."""
 BENCH_TRAPS = ("cliff-torch", "invocation", "slide", "platform")
 """The trap chambers the benchmark plays with module 7."""
+BENCH_TIME = ("prohibition-1", "sacrifice", "lava-1", "torch")
+"""The time chambers the benchmark plays with module 8."""
 
 
 def bench_characters(players: list[str]) -> dict[str, str]:
@@ -71,6 +73,8 @@ def long_game(
             setup["characters"] = bench_characters(setup["players"])
         if "traps" in modules:
             setup["traps"] = list(BENCH_TRAPS)
+        if "time" in modules:
+            setup["time_chambers"] = list(BENCH_TIME)
     game = Game.from_setup_line(setup)
     per_event = 599.0 / events
     record = list(random_events(rng, game, events, noise=0.1, seconds_per_event=per_event))
@@ -91,6 +95,8 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
             setup["characters"] = bench_characters(setup["players"])
         if "traps" in modules:
             setup["traps"] = list(BENCH_TRAPS)
+        if "time" in modules:
+            setup["time_chambers"] = list(BENCH_TIME)
     alone: dict[str, Any] = {**setup, "players": ["red"], "tiles": {}}
     if "characters" in setup:
         alone["characters"] = bench_characters(["red"])
@@ -102,6 +108,7 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
         and base[tid].special != "chalice"
         and base[tid].quest is None
         and base[tid].trap is None
+        and base[tid].time is None
     ]
     extra = side * side - 1 - len(tile_ids)
     for index in range(extra):

@@ -17,6 +17,17 @@ SPECIAL_KINDS = ("linked", "double", "chalice")
 QUEST_KINDS = ("altar", "ghost", "task", "tree", "obelisk")
 TRAP_KINDS = ("cliff-torch", "cliff-key", "invocation", "slide", "platform")
 """Module 7's trap chambers."""
+TIME_KINDS = (
+    "prohibition-1",
+    "prohibition-2",
+    "prohibition-3",
+    "prohibition-4",
+    "sacrifice",
+    "lava-1",
+    "lava-2",
+    "torch",
+)
+"""Module 8's time chambers."""
 """Module 5's quest chambers."""
 """Module 4's special chambers: linked, double (an inner wall), the treasure chamber."""
 
@@ -60,6 +71,9 @@ class TileDef:
     trap: str | None = None
     """A trap chamber of module 7: `cliff-torch`, `cliff-key`, `invocation`, `slide`,
     `platform`."""
+    time: str | None = None
+    """A time chamber of module 8: `prohibition-1` ... `prohibition-4`, `sacrifice`, `lava-1`,
+    `lava-2` or `torch`."""
 
     @property
     def own_open_sides(self) -> frozenset[str]:
@@ -94,6 +108,8 @@ class TileDef:
             data["quest"] = self.quest
         if self.trap is not None:
             data["trap"] = self.trap
+        if self.time is not None:
+            data["time"] = self.time
         return data
 
 
@@ -138,6 +154,9 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
     trap = data.get("trap")
     if trap is not None and trap not in TRAP_KINDS:
         raise RecordError(f"{where}: 'trap' must be one of {', '.join(TRAP_KINDS)}")
+    time = data.get("time")
+    if time is not None and time not in TIME_KINDS:
+        raise RecordError(f"{where}: 'time' must be one of {', '.join(TIME_KINDS)}")
     return TileDef(
         tile_id,
         name,
@@ -152,6 +171,7 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
         frozenset(rear),
         quest,
         trap,
+        time,
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, NamedTuple
 from rules import module_characters as characters
 from rules import module_quests as quests
 from rules import module_special as special
+from rules import module_time as timed
 from rules import module_traps as traps
 from rules.catalog import TileDef
 from rules.errors import Rejection
@@ -167,6 +168,7 @@ class Game:
         "quests": ("sacrifice", "push_ghost", "task", "heal_tree"),
         "characters": ("ability",),
         "traps": ("climb", "summon", "platform"),
+        "time": ("time_up", "lava", "torch_task"),
     }
     """Event types a module adds, known only in games that play it."""
 
@@ -216,6 +218,8 @@ class Game:
         """Module 5's state (quest markers, the altar, the ghost, task tiles), or None."""
         self.traps = traps.TrapState(setup.traps) if "traps" in setup.modules else None
         """Module 7's state (who is stuck on a cliff, the moving platform), or None."""
+        self.time = timed.TimeState(setup.time_chambers) if "time" in setup.modules else None
+        """Module 8's state (the sand timers, time tokens, sacrifice dice), or None."""
 
     @classmethod
     def from_setup_line(cls, line: Any) -> Game:
@@ -290,7 +294,15 @@ class Game:
             data.update(self.quests.to_json())
         if self.traps is not None:
             data.update(self.traps.to_json())
+        if self.time is not None:
+            data.update(self.time.to_json())
         return data
+
+    @property
+    def clock_events(self) -> frozenset[str]:
+        """The events the dashboard's clock emits in this game: the soundtrack's, and module
+        8's `time_up` when a sand timer runs out."""
+        return CLOCK_EVENTS | {"time_up"} if self.time is not None else CLOCK_EVENTS
 
     def connected(self, a: Cell, b: Cell) -> bool:
         """Tell whether one may walk from `a` to `b`: open doors, or a secret passage."""
@@ -339,7 +351,7 @@ class Game:
         if self.outcome == "lost":
             return None
         for line, event in zip(reversed(self.accepted_lines), reversed(self.accepted), strict=True):
-            if event.get("type") not in CLOCK_EVENTS:
+            if event.get("type") not in self.clock_events:
                 return line
         return None
 
@@ -354,10 +366,14 @@ class Game:
 
     def _judge(self, event: Any, line: int) -> Verdict:
         self._line_now = line
+        clock = None if self.time is None else self.time.now
         try:
             handler, fields = self._handler_for(event)
+            timed.see_clock(self, fields)
             handler(fields)
         except Rejection as rejection:
+            if self.time is not None and clock is not None:
+                self.time.now = clock
             return Verdict(False, rejection.reason)
         if event["type"] not in RECORD_EDITS:
             self.accepted.append(event)
@@ -642,6 +658,7 @@ class Game:
         self._settle(plan, spends)
         special.on_discover(self, tile, cell)
         quests.on_discover(self, tile, cell)
+        timed.on_discover(self, tile, cell)
         traps.on_discover(self, player, tile, cell)
         if tile.curse and "curses" in self.setup.modules:
             player.curses_to_draw += 1
@@ -669,6 +686,9 @@ class Game:
                 f"a wall blocks the way from {list(here)} to {target.tile.name} at {list(cell)}"
             )
         special.check_leave(self, player, here, cell, "leave")
+        timed.check(self, "movement")
+        if target.tile.kind == "start":
+            timed.check(self, "start")
         traps.check_leave(self, player, cell, "leave his chamber")
         quests.check_enter(self, target.tile)
         need = characters.enter_need(self, player, event, Counter(target.tile.enter), through)
@@ -677,6 +697,7 @@ class Game:
         player.cell = cell
         self._settle(plan, spends)
         special.after_enter(self, player, here, event)
+        timed.on_enter(self, player, cell)
         characters.after_enter(self, player, event, through)
 
     def _activate(self, event: Mapping[str, Any]) -> None:
@@ -695,6 +716,7 @@ class Game:
             if payer.cell != cell:
                 raise Rejection(f"{payer.player_id} is not inside {chamber.tile.name}")
         special.check_activate(self, chamber, payers)
+        timed.check(self, "gems")
         spec = chamber.tile.gems
         if spec is None:
             raise Rejection(f"{chamber.tile.name} has no gem icons")
@@ -722,6 +744,7 @@ class Game:
         player = self._active_player(event)
         helper = self._active_player(event, "by") if "by" in event else player
         count = self._whole(event, "count")
+        timed.check(self, "golden_masks")
         limit = characters.unlock_limit(self, helper)
         if count not in (1, 2) and not 1 <= count <= limit:
             if limit == 3:
@@ -936,6 +959,7 @@ class Game:
             raise Rejection("the Teleport moves you only to a chamber holding another adventurer")
         self._not_trapped(player, "enter a chamber")
         traps.check_leave(self, player, None, "teleport")
+        timed.check(self, "movement")
         player.cell = cell
         # In a double chamber he lands in the half of the first adventurer there (module 4).
         player.rear = next(p.rear for p in self.players_in(cell) if p is not player)
@@ -1001,6 +1025,23 @@ class Game:
         """The moving platform moved round the temple to where its stairway meets a door."""
         self._module("traps", event)
         traps.move_platform(self, event)
+
+    # ----- module 8: time chambers (the logic is in rules/module_time.py) ----------------------
+
+    def _time_up(self, event: Mapping[str, Any]) -> None:
+        """A sand timer ran out (page 24); the dashboard's clock emits it."""
+        self._module("time", event)
+        timed.time_up(self, event)
+
+    def _lava(self, event: Mapping[str, Any]) -> None:
+        """7 torches rolled together in a lava chamber in time (page 25)."""
+        self._module("time", event)
+        timed.cool_lava(self, event)
+
+    def _torch_task(self, event: Mapping[str, Any]) -> None:
+        """The torch chamber's next task mastered in time (page 25)."""
+        self._module("time", event)
+        timed.torch_task(self, event)
 
     def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
         n = self._whole(event, "n")
@@ -1129,7 +1170,7 @@ class Game:
         kind = written.get("type") if isinstance(written, Mapping) else None
         if not isinstance(kind, str):
             return index  # a malformed line: correcting it is the way to repair it
-        if kind in CLOCK_EVENTS:
+        if kind in self.clock_events:
             raise Rejection(
                 f"line {number} is the clock's {kind}: the soundtrack's events cannot be corrected"
             )
@@ -1150,9 +1191,11 @@ class Game:
             raise Rejection("'event' must be an event object, or null to strike the line out")
         kind = value.get("type")
         if not isinstance(kind, str) or kind not in self.event_types:
-            known = ", ".join(t for t in self.event_types if t not in CLOCK_EVENTS | RECORD_EDITS)
+            known = ", ".join(
+                t for t in self.event_types if t not in self.clock_events | RECORD_EDITS
+            )
             raise Rejection(f"unknown event type {kind!r} for line {number} (known: {known})")
-        if kind in CLOCK_EVENTS or kind in RECORD_EDITS:
+        if kind in self.clock_events or kind in RECORD_EDITS:
             raise Rejection(f"a correction cannot turn line {number} into a {kind} event")
         return without_nulls(value)
 

@@ -12,6 +12,7 @@ from rules.finite import TooDeepError, non_finite_path, without_nulls
 from rules.module_characters import parse_characters
 from rules.module_quests import QUEST_NAMES, quest_chambers
 from rules.module_special import special_chambers
+from rules.module_time import TIME_NAMES, time_chambers
 from rules.module_traps import TRAP_NAMES, trap_chambers
 from rules.modules import (
     REPLACED_BY_CURSE_TREASURE_CHAMBERS,
@@ -34,6 +35,7 @@ KNOWN_MODULES: tuple[str, ...] = (
     "quests",
     "characters",
     "traps",
+    "time",
 )
 """Module ids this engine can play; the basic game is `[]`."""
 
@@ -66,6 +68,8 @@ class Setup:
     """Each player's character card (module 6), by player id."""
     traps: tuple[str, ...] = ()
     """The trap chambers in play (module 7), 2 to 4 of them."""
+    time_chambers: tuple[str, ...] = ()
+    """The time chambers in play (module 8), 2 to 4 of them."""
 
     @property
     def starting_dice(self) -> int:
@@ -108,6 +112,7 @@ def setup_catalog(
     modules: list[str] | tuple[str, ...] = (),
     quests: list[str] | tuple[str, ...] | None = None,
     traps: list[str] | tuple[str, ...] | None = None,
+    times: list[str] | tuple[str, ...] | None = None,
 ) -> dict[str, TileDef]:
     """Return the packaged tiles a game with these modules plays with (before a setup line's
     own `tiles`): with curses or treasures, the 13 curse and treasure chambers replace the 13
@@ -135,6 +140,8 @@ def setup_catalog(
         catalog.update(quest_chambers(quests))  # those drawn join the pile (page 17)
     if "traps" in modules:
         catalog.update(trap_chambers(traps))  # those drawn join the pile (page 22)
+    if "time" in modules:
+        catalog.update(time_chambers(times))  # those drawn join the pile (page 24)
     return catalog
 
 
@@ -149,6 +156,7 @@ def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
         and tile.special != "chalice"
         and tile.quest is None
         and tile.trap is None
+        and tile.time is None
     ]
 
 
@@ -185,7 +193,8 @@ def parse_setup(line: Any) -> Setup:
         raise RecordError("each module may be named only once in 'modules'")
     quests = _parse_quests(line.get("quests")) if "quests" in modules else ()
     traps = _parse_traps(line.get("traps")) if "traps" in modules else ()
-    catalog = setup_catalog(modules, quests, traps)
+    times = _parse_times(line.get("time_chambers")) if "time" in modules else ()
+    catalog = setup_catalog(modules, quests, traps, times)
     catalog.update(parse_catalog(line.get("tiles", {})))
     temple = _parse_temple(line.get("temple"), catalog, modules)
     track_dice = line.get("track_dice", True)
@@ -193,8 +202,33 @@ def parse_setup(line: Any) -> Setup:
         raise RecordError("'track_dice' must be true or false")
     cards = parse_characters(line.get("characters"), players) if "characters" in modules else {}
     return Setup(
-        players, difficulty, tuple(modules), catalog, temple, track_dice, quests, cards, traps
+        players,
+        difficulty,
+        tuple(modules),
+        catalog,
+        temple,
+        track_dice,
+        quests,
+        cards,
+        traps,
+        times,
     )
+
+
+def _parse_times(chosen: Any) -> tuple[str, ...]:
+    """The time chambers a game with module 8 plays: 2 to 4 of the eight (page 24)."""
+    if (
+        not isinstance(chosen, list)
+        or not 2 <= len(chosen) <= 4
+        or any(t not in TIME_NAMES for t in chosen)
+    ):
+        raise RecordError(
+            f"with the time module, 'time_chambers' must list 2 to 4 time chambers from "
+            f"{', '.join(TIME_NAMES)}"
+        )
+    if len(set(chosen)) != len(chosen):
+        raise RecordError("each time chamber may be named only once in 'time_chambers'")
+    return tuple(chosen)
 
 
 def _parse_traps(traps: Any) -> tuple[str, ...]:
@@ -271,6 +305,8 @@ def _parse_temple(
             raise RecordError("a quest chamber is never laid at set-up: it is discovered")
         if catalog[placement.tile_id].trap is not None and "traps" in modules:
             raise RecordError("a trap chamber is never laid at set-up: it is discovered")
+        if catalog[placement.tile_id].time is not None and "time" in modules:
+            raise RecordError("a time chamber is never laid at set-up: it is discovered")
         if catalog[placement.tile_id].special == "chalice" and "special" in modules:
             raise RecordError(
                 "the treasure chamber is never laid at set-up: it goes back into the draw pile "

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rules import module_time
 from rules.errors import Rejection
 from rules.module_special import arrives_in_rear, side_in_rear
 from rules.module_traps import check_leave
@@ -305,6 +306,9 @@ def use_ability(game: Game, event: Mapping[str, Any]) -> None:
     _charged(player, ability)
     if ability_id != "doc-heal" and ability_id != "mechanic-rotate":
         check_leave(game, player, None, "move")  # a trap holds him (module 7)
+        module_time.check(game, "movement")  # a prohibition chamber's sand (module 8)
+    if ability_id == "doc-heal":
+        module_time.check(game, "golden_masks")
     apply = handler(game, player, event)
     plan, spends = game._charge(
         event, [player], Counter(ability.cost), f"for the {ability.character}'s card"

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rules import module_time
 from rules.catalog import GemSpec, TileDef
 from rules.errors import Rejection
 from rules.temple import PlacedTile, quarter_turns_for
@@ -250,6 +251,8 @@ def activate_linked(game: Game, event: Mapping[str, Any]) -> None:
     if not isinstance(raw, list) or len(raw) < 2:
         raise Rejection("'cells' must list the 2 or 3 linked chambers activated together")
     from rules.game_setup import parse_cell  # here: game_setup imports this module
+
+    module_time.check(game, "gems")
 
     try:
         cells = [parse_cell(c, "'cells'") for c in raw]

@@ -99,6 +99,14 @@ MODULES: Mapping[str, ModuleInfo] = {
             "inside at once: stuck on a cliff, summoning everyone, sliding with no way back, or "
             "riding the moving platform round the temple.",
         ),
+        ModuleInfo(
+            "time",
+            8,
+            "Time chambers",
+            "2 to 4 of the 8 time chambers join the pile; finding one starts a digital sand "
+            "timer (green 30 s, blue 1 min) on the game clock: prohibitions, a die to fetch back, "
+            "lava and torch tasks against the sand, with their penalties.",
+        ),
     )
 }
 """The modules the dashboard offers at set-up (pages 10-13), by the id the setup line uses."""

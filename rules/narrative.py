@@ -28,7 +28,7 @@ def chamber_label(tile: TileDef) -> str:
         return "Illusion chamber"
     if tile.special is not None:
         return _SPECIAL_LABELS[tile.special]
-    if tile.quest is not None or tile.trap is not None:
+    if tile.quest is not None or tile.trap is not None or tile.time is not None:
         return tile.name  # its printed name: "Altar chamber", "Tree of Life", "Slide trap"
     if tile.gems is not None:
         return "Gem chamber" if tile.gems.count > 1 else "One-gem chamber"
@@ -111,6 +111,9 @@ _MODULE_VERBS = {
     "climb": "climbs down the cliff",
     "summon": "summons every adventurer",
     "platform": "moves the moving platform",
+    "time_up": "the sand timer runs out on",
+    "lava": "master the lava in",
+    "torch_task": "master a task of the torch chamber",
 }
 
 
@@ -277,6 +280,14 @@ def _tell_module_event(kind: str, event: Mapping[str, Any], game: Game) -> str |
         return f"{who} claims a treasure: the {treasure_name(event.get('treasure'))}{_spent(event)}"
     if kind == "ability":
         return _tell_ability(who, event, game)
+    if kind == "time_up":
+        losers = event.get("losers")
+        lose = f"; {_names(losers)} lose a die each" if isinstance(losers, list) and losers else ""
+        return f"The sand timer runs out on {chamber_at(game, event.get('cell'))}{lose}"
+    if kind == "lava":
+        return f"{_names(event.get('players'))} master the lava: 7 torches{_spent(event)}"
+    if kind == "torch_task":
+        return f"{_names(event.get('players'))} master a task of the Torch chamber{_spent(event)}"
     if kind == "climb":
         return f"{who} climbs down the cliff{_spent(event)}"
     if kind == "summon":

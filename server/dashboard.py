@@ -8,10 +8,11 @@ from typing import Any
 
 from rules import module_quests as quests
 from rules import module_special as special
+from rules import module_time as timed
 from rules import module_traps as traps
 from rules.actions import open_actions, secret_passage_spots, team_actions
 from rules.catalog import TileDef
-from rules.engine import CLOCK_EVENTS, RECORD_EDITS, Game, PlayerState
+from rules.engine import RECORD_EDITS, Game, PlayerState
 from rules.module_characters import ABILITIES
 from rules.modules import curse_cards_in_play, treasures_in_play
 from rules.narrative import chamber_at, chamber_label, tell_event, tell_reason
@@ -85,7 +86,7 @@ def _log_view(entry: LogEntry, game: Game) -> dict[str, Any]:
         "type": kind,
         "event": entry.replacement if entry.replacement is not None else written,
         "written": written if entry.corrected_by is not None else None,
-        "correctable": kind not in CLOCK_EVENTS and kind not in RECORD_EDITS,
+        "correctable": kind not in game.clock_events and kind not in RECORD_EDITS,
         "corrected_by": entry.corrected_by,
         "struck": entry.struck,
         "corrected_text": corrected_text,
@@ -182,7 +183,24 @@ def _marks(tile: TileDef) -> dict[str, Any]:
         marks["special"] = tile.special
     if tile.trap is not None:
         marks["trap"] = tile.trap
+    if tile.time is not None:
+        marks["time"] = tile.time
     return marks
+
+
+def _time_reminders(game: Game) -> list[dict[str, str]]:
+    """Module 8: chambers waiting with a time token for a sand timer in use."""
+    state = game.time
+    if state is None:
+        return []
+    return [
+        {
+            "kind": "time-token",
+            "text": f"Time token #{index} on {chamber_at(game, cell)}: its sand timer starts "
+            "as soon as the one in use runs out",
+        }
+        for index, cell in enumerate(state.waiting, start=1)
+    ]
 
 
 def _special_view(game: Game, placed: PlacedTile) -> dict[str, Any]:
@@ -338,7 +356,11 @@ def _modules_view(game: Game) -> dict[str, Any]:
             }
             for card in ABILITIES.values()
         }
-    view["reminders"] = _reminders(game) + _quest_reminders(game) + traps.progress(game)
+    view["reminders"] = (
+        _reminders(game) + _quest_reminders(game) + traps.progress(game) + _time_reminders(game)
+    )
+    if game.time is not None:
+        view["timers"] = timed.timers_view(game)
     return view
 
 

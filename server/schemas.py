@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rules.game_setup import setup_catalog, starting_temple
 from rules.module_characters import default_characters
 from rules.module_quests import QUEST_NAMES
+from rules.module_time import TIME_NAMES
 from rules.module_traps import TRAP_NAMES
 from rules.vocabulary import PLAYER_ID_PATTERN
 
@@ -35,6 +36,10 @@ class NewGame(BaseModel):
         None, max_length=4, description="module 7's trap chambers (default: `trap_count` drawn)"
     )
     trap_count: int = Field(3, ge=2, le=4, description="trap chambers to draw (page 22)")
+    time_chambers: list[str] | None = Field(
+        None, max_length=4, description="module 8's time chambers (default: `time_count` drawn)"
+    )
+    time_count: int = Field(3, ge=2, le=4, description="time chambers to draw (page 24)")
     characters: dict[str, str] | None = Field(
         None, description="module 6: each player's character card (default: a permanent card each)"
     )
@@ -70,6 +75,10 @@ class NewGame(BaseModel):
             line["quests"] = self.quests or random.sample(list(QUEST_NAMES), self.quest_count)
         if "traps" in self.modules:
             line["traps"] = self.traps or random.sample(list(TRAP_NAMES), self.trap_count)
+        if "time" in self.modules:
+            line["time_chambers"] = self.time_chambers or random.sample(
+                list(TIME_NAMES), self.time_count
+            )
         if "characters" in self.modules:
             line["characters"] = self.characters or default_characters(self.players)
         if self.temple is not None:

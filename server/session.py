@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules import module_time
 from rules.engine import CLOCK_EVENTS, Game, JudgedLine, Verdict
 from rules.errors import RecordError
 from rules.finite import non_finite_path, not_finite_message
@@ -294,6 +295,10 @@ class Session:
                 if self.game.outcome != "running":
                     break
                 self._commit(self.game, event)
+            for event in module_time.due(self.game, now):  # module 8's sand timers run out
+                if self.game.outcome != "running":
+                    break
+                self._commit(self.game, {**event, "t": round(now, 2)})
             self._last_t = now
             if time.monotonic() - self._last_meta_save >= META_SAVE_INTERVAL_SECONDS:
                 self._save_meta()
@@ -355,7 +360,7 @@ def _log_entry(judged: JudgedLine, game: Game, written: dict[int, Any]) -> LogEn
 
 def _source_of(event: Any) -> str:
     if isinstance(event, dict):
-        if event.get("type") in CLOCK_EVENTS:
-            return "clock"
+        if event.get("type") in CLOCK_EVENTS or event.get("type") == "time_up":
+            return "clock"  # the soundtrack's, or a sand timer run out (module 8)
         return str(event.get("source", "manual"))
     return "manual"

@@ -47,6 +47,7 @@ import {
   toast,
 } from "./common.js";
 import { BrowserAudio } from "./audio.js";
+import { renderTimers, tickTimers } from "./sand-timers.js";
 import { entryRow, gemRow, SIDES, turnedDoors, wallsSvg } from "./tile-art.js";
 import { openFix, wireFixDialog } from "./fix.js";
 import { characterIcon, curseIcon, innerWall, marksRow, reminderIcon, treasureIcon } from "./module-art.js";
@@ -59,8 +60,8 @@ const POLL_MS = 2000;
 const MAX_RECONNECT_MS = 15000;
 const LOCAL_WARNINGS_KEPT = 3;
 const SIDE_ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
-const ACTION_ORDER = ["curse", "escape", "activate", "activate_linked", "carry", "sacrifice", "push_ghost", "task", "heal_tree", "enter", "discover", "claim", "unlock", "lift", "use", "lose_die", "give_die"];
-const PAYING = new Set(["discover", "enter", "activate", "activate_linked", "carry", "push_ghost", "task", "heal_tree", "escape", "lift", "claim"]);
+const ACTION_ORDER = ["curse", "escape", "lava", "torch_task", "climb", "activate", "activate_linked", "carry", "sacrifice", "push_ghost", "task", "heal_tree", "enter", "discover", "claim", "unlock", "lift", "use", "lose_die", "give_die"];
+const PAYING = new Set(["discover", "enter", "activate", "activate_linked", "carry", "push_ghost", "task", "heal_tree", "lava", "torch_task", "climb", "summon", "escape", "lift", "claim"]);
 
 const sync = new ClockSync();
 const audio = new BrowserAudio({
@@ -103,6 +104,7 @@ function render(previous, state) {
   renderClockButtons(state);
   renderNotices(state.notices || []);
   renderReminders(game.reminders || []);
+  renderTimers($("timers"), game.timers || []);
   renderTemple(state);
   renderTeam(game);
   renderPlayers(state);
@@ -157,6 +159,7 @@ function tick() {
   const phase = phaseAt(timeline, t);
   showClock(clock.status, t, phase, timeline, current.game.state.outcome);
   showCountdownAlert(clock.status, phase, current);
+  tickTimers($("timers"), t, clock.status === "running" && current.game.state.outcome === "running");
   audio.tick();
 }
 

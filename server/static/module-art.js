@@ -205,8 +205,20 @@ export function trapMark(name) {
   return svgIcon("mark-trap", `trap chamber: ${name}`, TRAP);
 }
 
+/** Module 8's picture: an hourglass, on time chambers. */
+const HOURGLASS =
+  '<path d="M6 2 H18 M6 22 H18" stroke="#e0c48a" stroke-width="2"/>' +
+  '<path d="M7 3 Q7 10 12 12 Q7 14 7 21 H17 Q17 14 12 12 Q17 10 17 3 Z" fill="#f3dfa2" fill-opacity="0.35" stroke="#e0c48a" stroke-width="1.5"/>' +
+  '<path d="M9 19 Q12 15 15 19 Z" fill="#e0c48a"/>';
+
+/** A time chamber's mark (module 8), its name in the tooltip. */
+export function timeMark(name) {
+  return svgIcon("mark-time", `time chamber: ${name}`, HOURGLASS);
+}
+
 /** The icon beside a reminder line, by its kind. */
 export function reminderIcon(kind) {
+  if (kind.startsWith("time")) return svgIcon("reminder-icon", "time token", HOURGLASS);
   if (kind.startsWith("trap")) return svgIcon("reminder-icon", "trap", TRAP);
   if (kind === "quest-ghost-where") return svgIcon("reminder-icon", "the ghost", GHOST);
   if (kind.startsWith("quest")) return svgIcon("reminder-icon", "quest", QUEST_MARKER);
@@ -219,10 +231,11 @@ export function reminderIcon(kind) {
 
 /** A tile's module marks (purple mask, treasure icon, illusion, special) as a row, or nothing. */
 export function marksRow(tile) {
-  if (!tile.curse && !tile.treasure && !tile.illusion && !tile.special && !tile.large_torch && !tile.chalice_lies && !tile.quest && !tile.ghost && !tile.trap) return null;
+  if (!tile.curse && !tile.treasure && !tile.illusion && !tile.special && !tile.large_torch && !tile.chalice_lies && !tile.quest && !tile.ghost && !tile.trap && !tile.time) return null;
   return el(
     "div",
     { class: "tile-row tile-marks" },
+    tile.time ? timeMark(tile.name) : null,
     tile.trap ? trapMark(tile.name) : null,
     tile.quest ? questMark(Boolean(tile.quest_done)) : null,
     tile.ghost ? ghostToken() : null,

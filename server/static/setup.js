@@ -64,7 +64,13 @@ function updateSummary() {
   const dice = document.getElementById("track-dice").checked ? "camera tracks the dice" : "manual mode";
   const names = moduleInfo
     .filter((m) => chosenModules().includes(m.id))
-    .map((m) => (m.id === "quests" ? `${m.name} (${questCount()})` : m.id === "traps" ? `${m.name} (${trapCount()})` : m.name));
+    .map((m) => {
+      if (m.id === "quests") return `${m.name} (${questCount()})`;
+      if (m.id === "traps") return `${m.name} (${trapCount()})`;
+      if (m.id === "time") return `${m.name} (${timeCount()})`;
+      return m.name;
+    });
+  document.getElementById("time-count-row").hidden = !chosenModules().includes("time");
   document.getElementById("trap-count-row").hidden = !chosenModules().includes("traps");
   document.getElementById("quest-count-row").hidden = !chosenModules().includes("quests");
   renderCharacters();
@@ -95,6 +101,7 @@ async function startGame(event) {
     starting_chambers: startingChambers(),
     ...(chosenModules().includes("quests") ? { quest_count: questCount() } : {}),
     ...(chosenModules().includes("traps") ? { trap_count: trapCount() } : {}),
+    ...(chosenModules().includes("time") ? { time_count: timeCount() } : {}),
     ...(chosenModules().includes("characters") ? { characters: chosenCharacters() } : {}),
     track_dice: document.getElementById("track-dice").checked,
     audio: selected("audio"),
@@ -243,6 +250,11 @@ function renderCharacters() {
 
 function chosenCharacters() {
   return Object.fromEntries(chosenPlayers().map((pid) => [pid, characterPicks.get(pid)]));
+}
+
+/** How many time chambers module 8 draws (page 24: 2, 3 or 4). */
+function timeCount() {
+  return Number(document.getElementById("time-count").value);
 }
 
 /** How many trap chambers module 7 draws (page 22: 2, 3 or 4). */

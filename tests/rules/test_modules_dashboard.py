@@ -81,6 +81,7 @@ def test_every_module_has_a_number_name_and_description():
         (5, "Quest chambers"),
         (6, "Characters"),
         (7, "Trap chambers"),
+        (8, "Time chambers"),
     ]
     assert all(len(m.summary) > 40 for m in MODULES.values())
 

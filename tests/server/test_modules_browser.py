@@ -71,6 +71,7 @@ def test_the_api_lists_the_modules_and_a_basic_game_shows_none(server):
         ("quests", "Quest chambers"),
         ("characters", "Characters"),
         ("traps", "Trap chambers"),
+        ("time", "Time chambers"),
     ]
     draw = server.get("/api/starting-temple?modules=curses")
     ids = [t["id"] for t in draw["candidates"]]
