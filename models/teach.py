@@ -79,6 +79,8 @@ class TeachConfig:
     check_crops: int = 1000
     """Rendered crops of the shipped look the old and new reader are compared on."""
     epochs: int = 6
+    lr: float = 0.004
+    """Peak learning rate of training from scratch; fine-tuning runs at a tenth of it."""
     threads: int = 2
     seed: int = 0
     cache: Path | None = None
@@ -90,11 +92,17 @@ def _silent(stage: str, done: int, total: int) -> None:
     """Report nothing."""
 
 
-def _start(config: TeachConfig) -> Path:
-    """Check the output folder; return the staging folder the run writes into."""
+def _check_out(config: TeachConfig) -> None:
+    """Refuse an output folder that holds anything (nothing of the user's is overwritten)."""
     out = config.out
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise TeachError(f"{out} exists and is not empty: give a new folder for the model")
+
+
+def _start(config: TeachConfig) -> Path:
+    """Check the output folder; return the staging folder the run writes into."""
+    _check_out(config)
+    out = config.out
     staging = out.with_name(out.name + PARTIAL)
     if staging.exists():
         shutil.rmtree(staging)
@@ -155,11 +163,11 @@ def _replay(config: TeachConfig, log: Callable[[str], None]) -> tuple[CropSet, C
 
     cache = config.cache or data_dir() / "cache"
     quiet = lambda message: None  # noqa: E731
-    replay = cached_set(
-        cache, "replay", config.replay, REPLAY_SEED, TRAIN_LOOK, 40, 1.3, config.threads, quiet
-    )
+    # Rendered in this process: worker processes forked from one that has already run OpenCV
+    # or ONNX Runtime threads (the dashboard's child, a test, the benchmark) can hang.
+    replay = cached_set(cache, "replay", config.replay, REPLAY_SEED, TRAIN_LOOK, 40, 1.3, 0, quiet)
     check = cached_set(
-        cache, "check", config.check_crops, REPLAY_SEED + 1, TRAIN_LOOK, 40, 1.3, 1, quiet
+        cache, "check", config.check_crops, REPLAY_SEED + 1, TRAIN_LOOK, 40, 1.3, 0, quiet
     )
     log(f"teach: {len(replay)} rendered replay crops, {len(check)} to check the shipped look")
     return replay, check
@@ -234,8 +242,9 @@ def teach(
     """Teach the reader the dice of `config.prompted` (see the module docstring); return its
     card. The model folder appears only once it is whole."""
     started = time.monotonic()
+    _check_out(config)
     progress("crops", 0, 1)
-    replay = _replay(config, log)  # first: its worker processes fork before any ONNX session
+    replay = _replay(config, log)
     review, folder, back = _review(config, progress, log)
     staging = _start(config)
     try:
@@ -299,7 +308,11 @@ def _teach_into(
     val = {"held_back": held_set} if len(held) else {"taught": _as_set(train)}
     val["shipped_look"] = check
     fit_config = FitConfig(
-        epochs=config.epochs, threads=config.threads, seed=config.seed, patience=config.epochs
+        epochs=config.epochs,
+        lr=config.lr,
+        threads=config.threads,
+        seed=config.seed,
+        patience=config.epochs,
     )
     log(
         f"teach: fine-tuning {base.name} on {len(train)} crops of your dice "

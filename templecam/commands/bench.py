@@ -9,6 +9,7 @@ from rules.benchmark import run_rules_benchmark
 from rules.game_setup import KNOWN_MODULES
 from templecam.commands.bench_events import register_events
 from templecam.commands.bench_soak import register_soak
+from templecam.commands.bench_teach import register_teach
 from templecam.commands.bench_vision import register_vision
 from templecam.errors import UserError
 
@@ -19,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "bench",
         help="measure speed (medians) on this machine",
         description=(
-            "Run a benchmark and print its medians. Targets: rules, vision, events, soak, tiles."
+            "Run a benchmark and print its medians. Targets: rules, vision, events, soak, teach, "
+            "tiles."
         ),
     )
     targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -45,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     register_vision(targets)
     register_events(targets)
     register_soak(targets)
+    register_teach(targets)
     tiles = targets.add_parser(
         "tiles",
         help="time the recognition of enrolled tiles in temple cells",

@@ -36,11 +36,6 @@ examples:
   templecam teach --use 20261201-193000
   templecam teach --use shipped"""
 
-NEEDS_TRAIN_EXTRA = (
-    "teaching needs the training libraries (torch), which `make run` does not install: run "
-    "`make test` once, or `.venv/bin/pip install -e '.[train]'`"
-)
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `teach` subcommand."""
@@ -166,11 +161,11 @@ def _teach(args: argparse.Namespace, data: Path) -> int:
     import os
 
     from teach.registry import active_model, discard_partials, new_name, taught_dir
+    from templecam.extras import require_training
 
-    try:
-        from models.teach import TeachConfig, teach
-    except ImportError:
-        raise UserError(NEEDS_TRAIN_EXTRA) from None
+    require_training("teaching")
+    from models.teach import TeachConfig, teach
+
     if min(args.epochs, args.threads, args.copies) < 1 or args.replay < 0:
         raise UserError("--epochs, --threads and --copies take 1 or more, --replay 0 or more")
     for name in discard_partials(data):

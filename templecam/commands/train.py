@@ -250,6 +250,11 @@ def prepared_data(data: str | None, mapping: list[str], out: Path) -> str | None
 
 def run(args: argparse.Namespace) -> int:
     """Train, export and record; print where the model files are."""
+    from templecam.extras import require_training
+
+    require_training(
+        "training", ("torch",) if args.localiser or args.faces else ("torch", "ultralytics")
+    )
     from models.train import TrainError, train
 
     if args.map and (args.localiser or args.faces):
