@@ -1,6 +1,7 @@
 """The fine-tune the /dice page starts: `templecam teach` as a child process, one at a time.
 
-The child (`python -m templecam teach --prompted DIR --progress json --data-dir DATA`) lowers its
+The child (`python -m templecam teach --prompted DIR --progress json --data-dir DATA`, under
+`server.teach_guard`, which ends it and its workers with the server) lowers its
 own priority and reports one JSON line per step on stdout; this module reads them into a status
 the page polls (stage, percent, seconds left), keeps the child's error message, and cancels it
 by terminating its process group (the unfinished `.partial` model is discarded by the next run).
@@ -38,16 +39,6 @@ ERROR_PREFIX = "templecam teach: error: "
 STOP_SECONDS = 10.0
 
 
-def _die_with_parent() -> None:
-    """In the child: get SIGTERM when the server dies (Linux), so no fine-tune is orphaned."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 class TeachJob:
     """At most one fine-tune child at a time, and what the page shows of the last one."""
 
@@ -67,9 +58,12 @@ class TeachJob:
         return self._status.get("state") == "running"
 
     def command(self) -> list[str]:
-        """Return the child's command line."""
+        """Return the child's command line: `templecam teach` under `server.teach_guard`."""
         extra = shlex.split(os.environ.get(TEST_ARGS_ENV, ""))
         return [
+            sys.executable,
+            "-m",
+            "server.teach_guard",
             sys.executable,
             "-m",
             "templecam",
@@ -84,28 +78,14 @@ class TeachJob:
         ]
 
     def start(self) -> dict[str, Any]:
-        """Start a fine-tune; raise RuntimeError when one is running already."""
+        """Start a fine-tune; raise RuntimeError when one is running already (or it cannot
+        start)."""
         with self._lock:
             if self.running:
                 raise RuntimeError("a fine-tune is already running: wait for it, or cancel it")
             self._stderr.clear()
             self._cancelled = False
-            env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-            try:
-                process = subprocess.Popen(
-                    self.command(),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                    env=env,
-                    start_new_session=True,
-                    preexec_fn=_die_with_parent,
-                )
-            except OSError as error:
-                self._status = {"state": "failed", "message": f"cannot start templecam: {error}"}
-                raise RuntimeError(self._status["message"]) from None
-            self._process = process
+            self._process = None
             self._status = {
                 "state": "running",
                 "stage": "crops",
@@ -118,9 +98,42 @@ class TeachJob:
                 "message": None,
                 "model": None,
             }
+        launched = threading.Event()
+        # The child is started by a thread that lives as long as it runs: its death signal
+        # (`server.teach_guard`) comes when the thread that started it ends, so not a pool
+        # thread that retires when idle.
+        threading.Thread(
+            target=self._run, args=(launched,), name="templecam-teach", daemon=True
+        ).start()
+        launched.wait(STOP_SECONDS)
+        status = self.status()
+        if status["state"] == "failed":
+            raise RuntimeError(status["message"])
+        return status
+
+    def _run(self, launched: threading.Event) -> None:
+        """Start the child, then follow it to its end."""
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        try:
+            process = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as error:
+            with self._lock:
+                self._status = {"state": "failed", "message": f"cannot start templecam: {error}"}
+            launched.set()
+            return
+        with self._lock:
+            self._process = process
+        launched.set()
         threading.Thread(target=self._read_errors, args=(process,), daemon=True).start()
-        threading.Thread(target=self._follow, args=(process,), daemon=True).start()
-        return self.status()
+        self._follow(process)
 
     def status(self) -> dict[str, Any]:
         """Return what the page shows: state, stage, percent, seconds left, message, model."""

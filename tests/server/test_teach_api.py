@@ -347,3 +347,43 @@ def test_the_chosen_reader_is_used_at_start_and_a_child_error_is_shown(
         assert str(data) not in job["message"]
     finally:
         running.stop()
+
+
+def teach_processes(data: Path) -> list[int]:
+    """Return the ids of the running `templecam teach` processes working in `data`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().split(") ")[-1][:1]
+        except OSError:
+            continue
+        if b"teach" in words and str(data).encode() in words and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_long_fine_tune_runs_on_and_ends_with_a_crashed_server(
+    tmp_path: Path, rendered: Path
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(rendered, data / "teach" / "current", ignore=shutil.ignore_patterns(".truth"))
+    running = start(tmp_path, data, ("--no-camera",), "")  # the defaults: minutes of work
+    try:
+        server = running.server
+        assert call(server, "POST", "/api/dice/label")[0] == 200
+        status, job = call(server, "POST", "/api/dice/teach")
+        assert status == 202, job
+        time.sleep(15)  # longer than an idle worker thread of the server lives
+        assert server.get("/api/dice/teach")["state"] == "running"
+        assert teach_processes(data), "the fine-tune is still at work"
+        assert server.get("/api/state")["game"] is None, "the dashboard answers meanwhile"
+        running.kill_hard()
+        deadline = time.monotonic() + 15
+        while teach_processes(data) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert teach_processes(data) == [], "no fine-tune is left running without its server"
+    finally:
+        running.stop()
