@@ -402,6 +402,7 @@ class DiceTeacher:
             "crops": card.get("crops", {}),
             "wrong": {"before": wrong("before"), "after": wrong("after")},
             "wrong_picture": (model.folder / "wrong.png").is_file(),
+            "localiser": card.get("localiser"),
             "seconds": card.get("seconds"),
         }
 
@@ -420,7 +421,7 @@ class DiceTeacher:
             from vision.detector import ModelError
 
             try:
-                self.service.use_faces(model.faces_path if model is not None else None)
+                self.service.use_faces(model.faces_path if model is not None else None, model)
             except ModelError as error:
                 raise HTTPException(
                     500, f"{what} does not open: {self.plain(str(error))}; restart templecam"

@@ -32,9 +32,12 @@ STAGES: dict[str, tuple[str, float, float]] = {
     "crops": ("Preparing the crops", 2.0, 13.0),
     "label": ("Labelling the photos", 5.0, 10.0),
     "fine-tune": ("Fine-tuning the die reader", 15.0, 80.0),
-    "check": ("Comparing the old and new reader", 95.0, 4.0),
+    "check": ("Comparing the old and new reader", 90.0, 9.0),
+    "localiser": ("Fine-tuning the localiser on your dice", 90.0, 9.0),
 }
 """Each stage's words on the page, and where its progress lies in the whole bar (start, span)."""
+TIMED = ("fine-tune", "localiser")
+"""Stages whose time left the child estimates well enough to show."""
 ERROR_PREFIX = "templecam teach: error: "
 STOP_SECONDS = 10.0
 
@@ -253,7 +256,7 @@ class TeachJob:
                 done=done,
                 total=total,
                 percent=round(percent, 1),
-                eta_s=eta if isinstance(eta, int | float) and stage == "fine-tune" else None,
+                eta_s=eta if isinstance(eta, int | float) and stage in TIMED else None,
             )
 
     def _failure(self, code: int) -> str:

@@ -299,7 +299,7 @@ class VisionService:
         taught = active_model(self.data_dir)
         faces = taught.faces_path if taught is not None else None
         try:
-            self._detector, note = live_detector(self.settings.model, faces)
+            self._detector, note = live_detector(self._model_for(taught), faces)
             if note:
                 self._model_notes = [note]
                 self.problems.append(note)
@@ -316,13 +316,21 @@ class VisionService:
                     error = again
             self._problem(f"detector: {error}. The video is shown; enter events by hand")
 
-    def use_faces(self, faces: Path | None) -> str:
-        """Read dice with the face reader `faces` (.onnx; None: the shipped one) from the next
-        frame on, without a restart; return its name ("shipped" or a taught model's). Raises
-        ModelError, and nothing changes, when it does not open."""
+    def _model_for(self, taught: Any) -> Path | None:
+        """Return the detector for a taught model: `--model` when given, else the model's own
+        taught localiser when it has one, else the shipped one (None)."""
+        if self.settings.model is not None or taught is None:
+            return self.settings.model
+        return getattr(taught, "localiser_path", None)
+
+    def use_faces(self, faces: Path | None, taught: Any = None) -> str:
+        """Read dice with the face reader `faces` (.onnx; None: the shipped one), and the
+        localiser `taught` brings if any, from the next frame on, without a restart; return the
+        reader's name ("shipped" or a taught model's). Raises ModelError, and nothing changes,
+        when it does not open."""
         from vision.models import live_detector
 
-        detector, _ = live_detector(self.settings.model, faces)
+        detector, _ = live_detector(self._model_for(taught), faces)
         self._detector = detector
         self._loop = None  # the pipeline is rebuilt on the new reader
         self._game_id = None

@@ -298,6 +298,7 @@ function showReview(review) {
   if (page.photo && review.photos.some((p) => p.file === page.photo)) showPhoto(page.photo);
   else $("photo-view").hidden = true;
   $("teach-start").disabled = page.job.state === "running";
+  if (review.stale) say("review-message", "Photos were added or taken back since the dice were found: press Find the dice again to label them.", "error");
 }
 
 function showPhoto(file) {
@@ -474,6 +475,7 @@ async function compare(name) {
       row("every die", held.before, held.after, "compare-all"),
       faces.map((face) => row(named(face), (held.per_face_before || {})[face], held.per_face_after[face], `compare-${face}`)),
       row("shipped look (rendered)", shipped.before, shipped.after, "compare-shipped"),
+      model.localiser ? row("dice found (localiser taught too)", model.localiser.found_before, model.localiser.found_after, "compare-localiser") : null,
     ),
   );
   const wrongList = (which, title) => {
