@@ -292,7 +292,7 @@ def _character_actions(game: Game, player: PlayerState) -> list[OpenAction]:
         for other in game.players.values():
             if other is not player and other.inside and other.locked:
                 priced(
-                    f"free all of {other.player_id}'s black masks (2 golden masks)",
+                    f"free all of {other.player_id.capitalize()}'s black masks (2 golden masks)",
                     {**base, "target": other.player_id},
                 )
     elif ability_id == "mechanic-rotate":
@@ -313,7 +313,9 @@ def _character_actions(game: Game, player: PlayerState) -> list[OpenAction]:
             priced("turn a chamber (2 torches)", base, choices)
     elif ability_id in ("mentalist-follow", "mentalist-teleport"):
         for cell in others:
-            names = " and ".join(p.player_id for p in game.players_in(cell) if p is not player)
+            names = " and ".join(
+                p.player_id.capitalize() for p in game.players_in(cell) if p is not player
+            )
             if ability_id == "mentalist-follow":
                 all_black = player.rolled and player.dice and player.locked == player.dice
                 found.append(
@@ -682,7 +684,8 @@ def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
                         payers,
                         +need,
                         "activate",
-                        f"activate {plural(gems, 'gem')} with {priest.player_id}'s offering "
+                        f"activate {plural(gems, 'gem')} with {priest.player_id.capitalize()}'s "
+                        "offering "
                         f"(3 {spec.icon}s from 3 black masks)",
                         {**event, "offering": priest.player_id},
                         None if game.depot >= gems else blocked,

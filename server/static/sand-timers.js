@@ -66,9 +66,18 @@ export function renderTimers(box, timers) {
   const key = JSON.stringify(timers);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
+  box.warned = box.warned || {};
+  // A timer the server ended (its time_up) before this page's clock got there: chime now.
+  const now = new Set(timers.map((timer) => `${timer.colour}@${timer.ends}`));
+  for (const old of box.timers || []) {
+    const id = `${old.colour}@${old.ends}`;
+    if (!now.has(id) && box.warned[id] !== "out" && old.ends <= (box.lastT ?? -Infinity) + 2) {
+      box.warned[id] = "out";
+      sound(box, "run-out");
+    }
+  }
   box.hidden = timers.length === 0;
   box.timers = timers;
-  box.warned = box.warned || {};
   fill(
     box,
     timers.map((timer) =>
@@ -91,6 +100,7 @@ export function renderTimers(box, timers) {
 
 /** Show the seconds left at game time `t`, beep at 10 seconds, chime when the sand is out. */
 export function tickTimers(box, t, running) {
+  box.lastT = t;
   const timers = box.timers || [];
   timers.forEach((timer, index) => {
     const row = box.children[index];

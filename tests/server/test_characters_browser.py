@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from conftest import free_port
 from playwright.sync_api import expect
+from screenshots import screenshot
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +87,7 @@ def test_characters_from_set_up_to_a_used_card_on_a_phone(chromium, server):
         expect(chip).to_have_class("chip character activatable spent")
         expect(page.get_by_test_id("action-red-ability")).to_be_disabled()
         expect(page.get_by_test_id("log")).to_contain_text("(Mechanic)")
+        screenshot(page, "game-characters-phone.png")
         assert max(page.evaluate("() => [document.body.scrollWidth, innerWidth]")) <= 390
     finally:
         context.close()

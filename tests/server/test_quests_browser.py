@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from conftest import free_port
 from playwright.sync_api import expect
+from screenshots import screenshot
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +108,7 @@ def test_quest_progress_and_the_altar_on_a_phone(chromium, server):
         expect(page.get_by_test_id("reminder-quest-ghost-where")).to_contain_text(
             "The ghost is in the start chamber"
         )
+        screenshot(page, "game-quests-phone.png")
 
     finally:
         context.close()

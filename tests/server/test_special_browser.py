@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from conftest import free_port
 from playwright.sync_api import expect
+from screenshots import screenshot
 
 
 @pytest.fixture(scope="module")
@@ -100,5 +101,6 @@ def test_special_chambers_and_the_chalice_on_a_phone(chromium, server):
             "Red enters the start chamber carrying the chalice"
         )
         assert server.get("/api/state")["game"]["state"]["chalice"] == [0, 0]
+        screenshot(page, "game-special-phone.png")
     finally:
         context.close()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from conftest import free_port
 from playwright.sync_api import expect
+from screenshots import screenshot
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +74,7 @@ def test_a_sand_timer_runs_beeps_and_turns_over_on_a_phone(chromium, server):
         expect(timer).to_contain_text("Prohibition chamber 1: nobody activates gems (upper")
         expect(page.get_by_test_id("timer-left-green")).to_have_text(re.compile(r"^(2\d|30) s$"))
         expect(page.get_by_test_id("tile-0_1").locator(".mark-time")).to_have_count(1)
+        screenshot(page, "game-time-phone.png")
         widths = page.evaluate(
             "() => [document.documentElement.scrollWidth, document.body.scrollWidth, innerWidth]"
         )

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from conftest import free_port
 from playwright.sync_api import expect
+from screenshots import screenshot
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +81,7 @@ def test_a_cliff_holds_its_discoverer_until_he_climbs_down_on_a_phone(chromium, 
         expect(page.get_by_test_id("reminder-trap-cliff")).to_contain_text(
             "Red is stuck on the cliff: 3 torches by himself to climb down"
         )
+        screenshot(page, "game-traps-phone.png")
         expect(page.get_by_test_id("reminder-trap-slide")).to_contain_text(
             "nobody leaves it by its stairway"
         )
