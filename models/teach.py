@@ -85,6 +85,12 @@ class TeachConfig:
     seed: int = 0
     cache: Path | None = None
     """Where rendered crops are cached between runs (None: the data folder's cache/)."""
+    localiser_fit: str = "auto"
+    """Fine-tune the localiser too: "on", "off", or "auto" (when many dice were added by hand,
+    `models.teach_localiser.needs_localiser`)."""
+    localiser_minutes: float = 2.0
+    localiser_eval_every: int = 40
+    """Training steps of the localiser between validations (its stops are checked there)."""
     command: str = ""
 
 
@@ -343,14 +349,48 @@ def _teach_into(
     }
     shipped = {"before": before["shipped"], "after": after["shipped"]}
     checks = _checks(before, after, shipped, after_reader is not None)
+    localiser = _localiser(config, review, folder, back, staging, log, progress)
+    if localiser is not None:
+        checks["problems"] += localiser["problems"]
+        checks["passed"] = not checks["problems"]
     _wrong_picture(held_set, before["held_back"], after["held_back"], staging / "wrong.png")
     seconds = round(time.monotonic() - started, 1)
     card = _card(config, review, back, train, held, base, before_path, before, after, state)
-    card.update(checks=checks, seconds=seconds)
+    card.update(checks=checks, seconds=seconds, localiser=localiser)
     write_atomically(staging / "card.json", (json.dumps(card, indent=1) + "\n").encode())
     write_atomically(staging / "card.md", card_markdown(card).encode())
     progress("check", 1, 1)
     return card
+
+
+def _localiser(
+    config: TeachConfig,
+    review: Review,
+    folder: Path,
+    back: set[str],
+    staging: Path,
+    log: Callable[[str], None],
+    progress: Progress,
+) -> dict[str, Any] | None:
+    """Fine-tune the localiser when asked or needed; return its figures (None: not taught)."""
+    from models.teach_localiser import LocaliserTeach, needs_localiser, teach_localiser
+
+    wanted = config.localiser_fit == "on" or (
+        config.localiser_fit == "auto" and needs_localiser(review)
+    )
+    if not wanted:
+        return None
+    log(f"teach: fine-tuning the localiser too ({config.localiser_minutes:g} min)")
+    settings = LocaliserTeach(
+        minutes=config.localiser_minutes,
+        eval_every=config.localiser_eval_every,
+        threads=config.threads,
+        seed=config.seed,
+    )
+    cache = config.cache or data_dir() / "cache"
+    return teach_localiser(
+        folder, review, back, staging / "localiser", cache, settings, log, progress
+    )
 
 
 def _nothing() -> dict[str, Any]:
@@ -460,8 +500,21 @@ def card_markdown(card: dict[str, Any]) -> str:
     lines += [
         f"| shipped look (rendered) | {f(shipped['before'])} | {f(shipped['after'])} |",
         "",
+        _localiser_line(card),
+        "",
         "Checks: "
         + ("passed" if card["checks"]["passed"] else "; ".join(card["checks"]["problems"])),
         "",
     ]
     return "\n".join(lines)
+
+
+def _localiser_line(card: dict[str, Any]) -> str:
+    """Return the card's line about the localiser: taught or not, and what it finds."""
+    taught = card.get("localiser")
+    if not taught:
+        return "The localiser was not taught (the shipped one found your dice)."
+    return (
+        f"The localiser was taught too ({taught['minutes']:.1f} min, {taught['steps']} steps): "
+        f"held-back score {taught['found_before']:.3f} before, {taught['found_after']:.3f} after."
+    )

@@ -24,6 +24,8 @@ ACTIVE_FILE = "active.json"
 ACTIVE_FORMAT = "templecam-active-models/1"
 CARD_FILE = "card.json"
 FACES_FILE = "faces.onnx"
+LOCALISER_FILE = "localiser/localiser.onnx"
+"""A taught localiser, when the run taught one (`models.teach_localiser`)."""
 PARTIAL = ".partial"
 SHIPPED = "shipped"
 """The name that stands for the shipped models in `use_model` and on the page."""
@@ -56,6 +58,12 @@ class TaughtModel:
     def faces_path(self) -> Path:
         """Return the reader's ONNX file."""
         return self.folder / FACES_FILE
+
+    @property
+    def localiser_path(self) -> Path | None:
+        """Return the taught localiser's ONNX file, when this model has one."""
+        path = self.folder / LOCALISER_FILE
+        return path if path.is_file() else None
 
     @property
     def passed(self) -> bool:

@@ -92,6 +92,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--threads", type=int, default=2, help="CPU threads for torch (default: %(default)s)"
     )
+    parser.add_argument(
+        "--localiser",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="fine-tune the localiser too: auto when a fifth of the dice were added by hand "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--localiser-minutes",
+        type=float,
+        default=2.0,
+        help="time for the localiser's fine-tune (default: %(default)s)",
+    )
     parser.add_argument("--data-dir", type=Path, help="data folder (default: $TEMPLECAM_DATA)")
     parser.add_argument("--json", action="store_true", help="print the card as JSON")
     parser.add_argument(
@@ -166,6 +179,8 @@ def _teach(args: argparse.Namespace, data: Path) -> int:
     require_training("teaching")
     from models.teach import TeachConfig, teach
 
+    if args.localiser_minutes <= 0:
+        raise UserError("--localiser-minutes takes a time above 0")
     if min(args.epochs, args.threads, args.copies) < 1 or args.replay < 0:
         raise UserError("--epochs, --threads and --copies take 1 or more, --replay 0 or more")
     for name in discard_partials(data):
@@ -186,6 +201,8 @@ def _teach(args: argparse.Namespace, data: Path) -> int:
         replay=args.replay,
         threads=args.threads,
         cache=data / "cache",
+        localiser_fit=args.localiser,
+        localiser_minutes=args.localiser_minutes,
         command=shlex.join(["templecam", "teach", *sys.argv[2:]]),
     )
     reporter = _JsonProgress() if args.progress == "json" else _BarProgress()
@@ -269,6 +286,12 @@ def _summary(card: dict[str, Any], out: Path, kept: bool) -> None:
         before = held["per_face_before"].get(face)
         print(f"    {face:12s} {_f(before)} -> {_f(after)}")
     print(f"  shipped look (rendered): {_f(shipped['before'])} -> {_f(shipped['after'])}")
+    if card.get("localiser"):
+        taught = card["localiser"]
+        print(
+            f"  localiser, dice found on held-back photos: {_f(taught['found_before'])} -> "
+            f"{_f(taught['found_after'])}"
+        )
     if not card["checks"]["passed"]:
         print("  checks FAILED: " + "; ".join(card["checks"]["problems"]))
         print("  the camera keeps its reader")
