@@ -224,8 +224,8 @@ def enter_need(
 ) -> Counter[str]:
     """An `enter` with `"ability": true`: the Muscleman enters with 2 adventurers, through a
     door (permanent) or through a wall (activatable); `through` says whether a door is open."""
-    if not event.get("ability"):
-        return need
+    if not event.get("ability") or CHARACTERS_MODULE not in game.setup.modules:
+        return need  # a game without module 6 ignores the field, as it always did
     if has(game, player, "muscleman-door") and through:
         return Counter(TWO_ADVENTURERS)
     if has(game, player, "muscleman-wall"):
@@ -249,7 +249,7 @@ def wall_entry(game: Game, player: PlayerState, event: Mapping[str, Any], target
 
 def after_enter(game: Game, player: PlayerState, event: Mapping[str, Any], through: bool) -> None:
     """Turn the Muscleman's wall card face down once it was used."""
-    if event.get("ability") and not (through and has(game, player, "muscleman-door")):
+    if event.get("ability") and has(game, player, "muscleman-wall"):
         _flip(player, ABILITIES["muscleman-wall"])
 
 
@@ -259,8 +259,8 @@ def offering(
     """An `activate` with `offering`: the Priest's 3 black masks give 3 icons of the gems'
     kind, from any chamber (page 21). Return the need left and the Priest."""
     pid = event.get("offering")
-    if pid is None:
-        return need, None
+    if pid is None or CHARACTERS_MODULE not in game.setup.modules:
+        return need, None  # a game without module 6 ignores the field
     priest = game._still_inside(game._lookup(pid))
     if not has(game, priest, "priest-offering"):
         raise Rejection(f"{priest.player_id} does not play the Priest's offering")

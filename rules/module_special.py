@@ -177,10 +177,8 @@ def entry_need(
 ) -> Counter[str]:
     """The icons an `enter` costs: with `"chalice": true` a torch more, the chalice lying in
     the player's chamber (page 15)."""
-    if not event.get("chalice"):
-        return need
-    if game.special is None:
-        raise Rejection("the chalice is part of the special module, which is not in play")
+    if not event.get("chalice") or game.special is None:
+        return need  # a game without module 4 ignores the field, as it always did
     if not chalice_here(game, player):
         raise Rejection(f"the chalice does not lie where {player.player_id} stands")
     return need + CHALICE_TOLL

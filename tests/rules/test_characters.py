@@ -221,3 +221,11 @@ def test_no_event_sequence_crashes_the_engine_with_characters_and_any_other_modu
             assert 0 <= player.locked <= player.dice
             assert sum(player.showing.values()) + player.locked <= player.dice
             assert all(n > 0 for n in player.showing.values())
+
+
+def test_games_without_the_modules_ignore_their_fields_as_they_always_did():
+    # a basic record with stray "ability", "chalice" or "offering" fields judges as before
+    t = Table(players=["red", "blue"], track_dice=False, temple=GEM_EAST)
+    t.ok(type="enter", player="red", cell=[1, 0], ability=True, chalice=True)
+    t.ok(type="activate", cell=[1, 0], gems=1, players=["red"], offering="blue")
+    assert t.state["players"]["red"] == {"cell": [1, 0], "escaped": False, "dice": 5, "locked": 0}
