@@ -387,13 +387,21 @@ class DiceTeacher:
         """Return old against new: per-face figures, the shipped look, the crops each got wrong."""
         card = model.card
         held_dice = [int(i) for i in card.get("held_back_dice", [])]
-        here = self._from_here(model)
+        held_photos = set(card.get("captures", {}).get("held_back_photos", []))
+        review = self.review() if self._from_here(model) else None
+
+        def die_of(crop: int) -> int | None:
+            """The review die a held-back crop was cut from, if the review still holds it."""
+            if review is None or not 0 <= crop < len(held_dice):
+                return None
+            index = held_dice[crop]
+            ok = 0 <= index < len(review.dice) and review.dice[index].image in held_photos
+            return index if ok else None
 
         def wrong(which: str) -> list[dict[str, Any]]:
             out = []
             for item in card.get("wrong", {}).get(which, []):
-                crop = int(item.get("crop", -1))
-                die = held_dice[crop] if here and 0 <= crop < len(held_dice) else None
+                die = die_of(int(item.get("crop", -1)))
                 out.append({"die": die, "truth": item.get("truth"), "read": item.get("read")})
             return out
 
@@ -401,7 +409,7 @@ class DiceTeacher:
             **self.model_json(model, active_name(self.data_dir)),
             "crops": card.get("crops", {}),
             "wrong": {"before": wrong("before"), "after": wrong("after")},
-            "wrong_picture": (model.folder / "wrong.png").is_file(),
+            "wrong_picture": (model.folder / "wrong.png").is_file() and review is None,
             "localiser": card.get("localiser"),
             "seconds": card.get("seconds"),
         }

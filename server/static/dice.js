@@ -502,7 +502,7 @@ async function compare(name) {
     );
   };
   fill($("wrong-crops"), wrongList("before", "Before"), wrongList("after", "After"));
-  if (!model.here && model.wrong_picture) {
+  if (model.wrong_picture) {
     $("wrong-crops").append(el("img", { class: "wrong-picture", src: `/api/dice/models/${encodeURIComponent(model.name)}/wrong.png`, alt: "the crops each reader misread" }));
   }
   const use = $("use-model");
