@@ -415,25 +415,33 @@ class DiceTeacher:
         }
 
     def use(self, name: str) -> str:
-        """Make `name` (or "shipped") the reader; switch the running camera; return a message."""
-        if name != SHIPPED:
-            self.model(name)  # 404 for an unknown name
+        """Make `name` (or "shipped") the reader: the running camera switches first, and only
+        a reader that opens is remembered; return what the page says."""
+        from vision.detector import ModelError
+
+        model = None if name == SHIPPED else self.model(name)  # 404 for an unknown name
         with self.lock:
+            if model is not None and not model.passed:
+                try:
+                    use_model(self.data_dir, name)  # refuses it, saying why
+                except TeachError as error:
+                    raise HTTPException(409, self.plain(str(error))) from None
+            what = "the shipped reader" if model is None else f"the reader taught {_when(model)}"
+            live = self.service is not None and self.service.mode != "off"
+            if live:
+                assert self.service is not None
+                try:
+                    self.service.use_faces(model.faces_path if model else None, model)
+                except ModelError as error:
+                    raise HTTPException(
+                        409, f"{what} does not open ({self.plain(str(error))}): nothing changed"
+                    ) from None
             try:
-                model = use_model(self.data_dir, name)
+                use_model(self.data_dir, name)
             except TeachError as error:
                 raise HTTPException(409, self.plain(str(error))) from None
-            what = "the shipped reader" if model is None else f"the reader taught {_when(model)}"
-            if self.service is None or self.service.mode == "off":
+            if not live:
                 return f"Chosen: {what}. The camera is off; it reads with it once it is on"
-            from vision.detector import ModelError
-
-            try:
-                self.service.use_faces(model.faces_path if model is not None else None, model)
-            except ModelError as error:
-                raise HTTPException(
-                    500, f"{what} does not open: {self.plain(str(error))}; restart templecam"
-                ) from None
             return f"The camera now reads the dice with {what}"
 
     # ----- the teach folder as a whole -------------------------------------------------------

@@ -299,6 +299,15 @@ def test_a_model_that_failed_its_checks_is_refused(server: Any) -> None:
     assert status == 409 and "failed its checks" in answer["detail"], answer
     assert server.get("/api/vision")["faces"] == "shipped"
 
+    broken = fake_model(server.data_dir, "20261130-210000", passed=True)
+    (broken / "faces.onnx").write_bytes(b"not a model")
+    before = (server.data_dir / "models" / "active.json").read_bytes()
+    status, answer = call(server, "POST", "/api/dice/use", {"name": "20261130-210000"})
+    assert status == 409 and "does not open" in answer["detail"], answer
+    assert "nothing changed" in answer["detail"]
+    assert server.get("/api/vision")["faces"] == "shipped"
+    assert (server.data_dir / "models" / "active.json").read_bytes() == before
+
 
 def test_export_as_a_dataset_then_start_over_keeps_every_photo(server: Any) -> None:
     status, answer = call(server, "POST", "/api/dice/export")
