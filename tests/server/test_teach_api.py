@@ -5,6 +5,8 @@ dice look the shipped reader was never trained on."""
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import os
 import shutil
@@ -50,6 +52,22 @@ def call(server: Any, method: str, path: str, body: Any = None, **upload: Any) -
         return status, json.loads(raw)
     except ValueError:
         return status, raw
+
+
+def announce(server: Any, path: str, size: int) -> tuple[int, Any]:
+    """POST `size` zero bytes as an image; return (status, JSON answer), even when the server
+    answers before the body is all sent."""
+    connection = http.client.HTTPConnection(server.url.removeprefix("http://"), timeout=30)
+    connection.putrequest("POST", path)
+    connection.putheader("Content-Type", "image/jpeg")
+    connection.putheader("Content-Length", str(size))
+    connection.endheaders()
+    with contextlib.suppress(OSError):
+        connection.send(bytes(size))
+    response = connection.getresponse()
+    answer = json.loads(response.read())
+    connection.close()
+    return response.status, answer
 
 
 def render(folder: Path) -> Path:
@@ -155,6 +173,12 @@ def test_uploads_take_photos_and_refuse_anything_else(server: Any, rendered: Pat
     assert status == 415, answer
     status, _ = call(server, "POST", "/api/dice/upload?prompt=../../x", data=small.tobytes())
     assert status == 422
+    status, answer = announce(server, "/api/dice/upload?prompt=key", 26 << 20)
+    assert status == 413 and "25 MiB" in answer["detail"], answer
+    status, answer = announce(server, "/api/dice/upload?prompt=key", 20 << 20)
+    assert status == 422 and "not a photo" in answer["detail"], "20 MiB are read"
+    status, answer = announce(server, "/api/dice/label", 100 << 10)
+    assert status == 413 and "64 KiB" in answer["detail"], "only the upload takes a large body"
     counts = {s["prompt"]: s["count"] for s in server.get("/api/dice")["steps"]}
     assert counts["key"] == 2, "a refused upload saves nothing"
 
