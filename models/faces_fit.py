@@ -53,6 +53,9 @@ class FitConfig:
     """Share of the run spent warming up from scratch."""
     threads: int = 2
     seed: int = 0
+    keep_last: bool = False
+    """Keep the weights of the last epoch, not the best one's (teaching: a few held-back
+    photos score too coarsely to pick an epoch by, and the schedule anneals to the end)."""
 
 
 @dataclass
@@ -247,7 +250,7 @@ def fit(
         log(_describe(row, main))
     else:
         state.stopped = state.stopped or f"all {config.epochs} epochs"
-    if state.best_state is not None:
+    if state.best_state is not None and not config.keep_last:
         model.load_state_dict(state.best_state)
     return state
 

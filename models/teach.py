@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import platform
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -43,6 +44,8 @@ from teach.review import Review, auto_label, load_review
 from vision.face_reader import FaceModelError, FaceReader
 
 CARD_FORMAT = "templecam-taught-card/1"
+RENDERED = re.compile(r"crops: (\d+)/(\d+) rendered")
+"""The crop renderer's progress line."""
 SHIPPED_FACES = Path(__file__).resolve().parent / "templecam-faces.pt"
 """The shipped reader's weights: where teaching starts unless told otherwise."""
 REPLAY_SEED = 7_000_000
@@ -162,13 +165,20 @@ def _as_set(crops: Crops) -> CropSet:
     return CropSet(crops.images, crops.labels, [])
 
 
-def _replay(config: TeachConfig, log: Callable[[str], None]) -> tuple[CropSet, CropSet]:
+def _replay(
+    config: TeachConfig, log: Callable[[str], None], progress: Progress = _silent
+) -> tuple[CropSet, CropSet]:
     """Return rendered crops of the training look: the replay and the shipped-look check set
-    (rendered once, then read from the cache)."""
+    (rendered once, then read from the cache; the first time shows as the `replay` stage)."""
     from models.faces_data import cached_set
 
     cache = config.cache or data_dir() / "cache"
-    quiet = lambda message: None  # noqa: E731
+
+    def quiet(message: str) -> None:
+        found = RENDERED.match(message)  # "crops: 640/3000 rendered, ..." from the renderer
+        if found:
+            progress("replay", int(found[1]), int(found[2]))
+
     # Rendered in this process: worker processes forked from one that has already run OpenCV
     # or ONNX Runtime threads (the dashboard's child, a test, the benchmark) can hang.
     replay = cached_set(cache, "replay", config.replay, REPLAY_SEED, TRAIN_LOOK, 40, 1.3, 0, quiet)
@@ -249,8 +259,7 @@ def teach(
     card. The model folder appears only once it is whole."""
     started = time.monotonic()
     _check_out(config)
-    progress("crops", 0, 1)
-    replay = _replay(config, log)
+    replay = _replay(config, log, progress)
     review, folder, back = _review(config, progress, log)
     staging = _start(config)
     try:
@@ -319,6 +328,7 @@ def _teach_into(
         threads=config.threads,
         seed=config.seed,
         patience=config.epochs,
+        keep_last=True,
     )
     log(
         f"teach: fine-tuning {base.name} on {len(train)} crops of your dice "
@@ -336,6 +346,7 @@ def _teach_into(
         on_step=lambda d, t: progress("fine-tune", d, t),
     )
     (staging / "last.pt").unlink(missing_ok=True)
+    localiser = _localiser(config, review, folder, back, staging, log, progress)
     progress("check", 0, 1)
     save_weights(staging / "faces.pt", model, LABELS, imgsz, crop_scale)
     onnx_path = export_onnx(model, staging / "faces.onnx", LABELS, imgsz, crop_scale)
@@ -349,7 +360,6 @@ def _teach_into(
     }
     shipped = {"before": before["shipped"], "after": after["shipped"]}
     checks = _checks(before, after, shipped, after_reader is not None)
-    localiser = _localiser(config, review, folder, back, staging, log, progress)
     if localiser is not None:
         checks["problems"] += localiser["problems"]
         checks["passed"] = not checks["problems"]
@@ -455,7 +465,7 @@ def _card(
         },
         "wrong": {"before": before["held_back"]["wrong"], "after": after["held_back"]["wrong"]},
         "held_back_dice": [int(i) for i in held.sources],
-        "epochs": {"run": max(0, len(state.history) - 1), "best": state.best_epoch},
+        "epochs": {"run": max(0, len(state.history) - 1), "kept": "last"},
         "history": state.history,
         "versions": {
             "torch": torch.__version__,

@@ -29,14 +29,15 @@ log = logging.getLogger(__name__)
 TEST_ARGS_ENV = "TEMPLECAM_TEACH_ARGS"
 """Extra `templecam teach` options for tests only (e.g. "--epochs 1 --copies 2 --replay 200")."""
 STAGES: dict[str, tuple[str, float, float]] = {
-    "crops": ("Preparing the crops", 2.0, 13.0),
-    "label": ("Labelling the photos", 5.0, 10.0),
-    "fine-tune": ("Fine-tuning the die reader", 15.0, 80.0),
-    "check": ("Comparing the old and new reader", 90.0, 9.0),
-    "localiser": ("Fine-tuning the localiser on your dice", 90.0, 9.0),
+    "crops": ("Preparing the crops", 12.0, 3.0),
+    "replay": ("Rendering the shipped dice (the first time only)", 0.0, 5.0),
+    "label": ("Labelling the photos", 5.0, 7.0),
+    "fine-tune": ("Fine-tuning the die reader", 15.0, 70.0),
+    "localiser": ("Fine-tuning the localiser on your dice", 85.0, 7.0),
+    "check": ("Comparing the old and new reader", 92.0, 7.0),
 }
 """Each stage's words on the page, and where its progress lies in the whole bar (start, span)."""
-TIMED = ("fine-tune", "localiser")
+TIMED = ("replay", "fine-tune", "localiser")
 """Stages whose time left the child estimates well enough to show."""
 ERROR_PREFIX = "templecam teach: error: "
 STOP_SECONDS = 10.0

@@ -130,6 +130,12 @@ def run(args: argparse.Namespace) -> int:
         return _teach(args, data)
     except TeachError as error:
         raise UserError(str(error)) from None
+    except OSError as error:  # a full disk, a folder without write permission
+        where = f" {error.filename}" if error.filename else ""
+        raise UserError(
+            f"cannot write{where}: {error.strerror or error}; nothing was kept (free some disk "
+            "space or choose another --out / --data-dir and run it again)"
+        ) from None
 
 
 def _list(data: Path, as_json: bool) -> int:

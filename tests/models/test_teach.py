@@ -176,3 +176,26 @@ def test_an_output_folder_in_use_is_refused(
     assert code == 2
     assert "exists and is not empty" in capsys.readouterr().err
     assert (tmp_path / "m" / "notes.txt").read_text() == "mine"
+
+
+def test_a_full_disk_keeps_nothing_half_written_and_says_so(
+    captures: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import errno
+
+    import models.teach
+
+    def full(path: Path, data: bytes, **_: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    folder = copy_captures(captures, tmp_path / "dice")
+    monkeypatch.setattr(models.teach, "write_atomically", full)  # the disk is what we fake
+    out = tmp_path / "m"
+    code = main(["teach", "--prompted", str(folder), "--out", str(out), *TINY])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "nothing was kept" in err
+    assert not out.exists() and not out.with_name(out.name + PARTIAL).exists()

@@ -265,3 +265,15 @@ def test_an_unplayable_audio_file_is_reported_not_crashed(tmp_path, short_timeli
         assert "cannot be played" in response.json()["detail"]
         notices = client.get("/api/state").json()["notices"]
         assert any("soundtrack cannot be played" in notice for notice in notices)
+
+
+def test_the_set_up_page_and_the_game_s_camera_panel_lead_to_the_dice_page(client):
+    for page, link in (
+        ("/setup", 'data-testid="dice-link"'),
+        ("/setup", 'data-testid="camera-dice-link"'),
+        ("/game", 'data-testid="game-dice-link"'),
+    ):
+        html = client.get(page).text
+        anchor = html[: html.index(link)].rsplit("<a ", 1)[1]
+        assert 'href="/dice"' in anchor, (page, link)
+    assert client.get("/dice").status_code == 200
