@@ -55,6 +55,17 @@ SHORT_TIMELINE = {
 }
 """A 42-second soundtrack: countdown 1 comes 8 s after Start, so a test can wait for it."""
 
+GAME_TIMELINE = {
+    "intro_seconds": 0.5,
+    "game_seconds": 900.0,
+    "countdowns": [
+        {"n": 1, "start": 300.0, "end": 330.0},
+        {"n": 2, "start": 600.0, "end": 630.0},
+        {"n": 3, "start": 880.0, "end": 900.0},
+    ],
+}
+"""A whole game's clock with a half-second introduction: play starts at once, no door slams."""
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
@@ -197,6 +208,26 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         yield running.server
     finally:
         running.stop()
+
+
+@pytest.fixture(scope="module")
+def game_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """Run `python -m templecam serve` with a whole game's clock (`GAME_TIMELINE`)."""
+    base = tmp_path_factory.mktemp("game-server")
+    running = ServerProcess(base, GAME_TIMELINE, base / "data", free_port())
+    try:
+        yield running.server
+    finally:
+        running.stop()
+
+
+def start_the_clock(server: LiveServer, within: float = 10.0) -> None:
+    """Press Start and wait until play begins (the introduction is over)."""
+    server.post("/api/clock", {"action": "start"})
+    deadline = time.monotonic() + within
+    while server.get("/api/state")["clock"]["t"] < 0:  # type: ignore[index]
+        assert time.monotonic() < deadline, "the game clock never started"
+        time.sleep(0.05)
 
 
 @pytest.fixture(autouse=True)

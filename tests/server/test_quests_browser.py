@@ -4,35 +4,18 @@ the altar's dice sacrificed with a click each by two players; the ghost shown in
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import free_port
+from conftest import start_the_clock
 from playwright.sync_api import expect
 from screenshots import screenshot
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from conftest import ServerProcess
-
-    base = tmp_path_factory.mktemp("quests")
-    timeline = {
-        "intro_seconds": 0.5,
-        "game_seconds": 900.0,
-        "countdowns": [
-            {"n": 1, "start": 300.0, "end": 330.0},
-            {"n": 2, "start": 600.0, "end": 630.0},
-            {"n": 3, "start": 880.0, "end": 900.0},
-        ],
-    }
-    running = ServerProcess(base, timeline, base / "data", free_port())
-    try:
-        yield running.server
-    finally:
-        running.stop()
+def server(game_server: Any) -> Any:
+    """The module's server: a whole game's clock."""
+    return game_server
 
 
 @pytest.mark.browser
@@ -63,11 +46,7 @@ def test_quest_progress_and_the_altar_on_a_phone(chromium, server):
                 "starting_chambers": ["chamber-1", "chamber-2"],
             },
         )
-        server.post("/api/clock", {"action": "start"})
-        deadline = time.monotonic() + 10
-        while server.get("/api/state")["clock"]["t"] < 0:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        start_the_clock(server)
         for event in (
             {"type": "discover", "player": "red", "tile": "quest-altar", "cell": [0, 1]},
             {"type": "enter", "player": "red", "cell": [0, 1]},
