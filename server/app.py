@@ -33,6 +33,7 @@ from server.security import WriteGuard, allowed_hosts
 from server.session import AudioPlan, Session, SessionError
 from server.setup_api import table_router
 from server.soundtrack import cached_soundtrack, load_wav
+from server.starting_seen_api import starting_seen_router
 from server.store import GameStore, UnknownGame
 from server.teach_api import MAX_UPLOAD_BYTES, UPLOAD_PATH, teach_router
 from server.video_api import video_router
@@ -159,6 +160,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.include_router(video_router(session, vision))
     app.include_router(table_router(session, vision, settings.data_dir))
     app.include_router(camera_router(vision, settings.data_dir))
+    app.include_router(starting_seen_router(vision))
     app.include_router(dice_routes)
     app.state.vision = vision
     return app

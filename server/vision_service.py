@@ -235,6 +235,16 @@ class VisionService:
         """The grabber of the camera in use (None in manual mode)."""
         return self._grabber
 
+    @property
+    def detector(self) -> Any:
+        """The detector the pipeline finds pieces with (None when no model opened)."""
+        return self._detector
+
+    @property
+    def tile_reader(self) -> Any:
+        """The enrolled-tile reader the scene stage identifies tiles with (None before start)."""
+        return self._tile_reader
+
     def saved_calibration(self) -> TableCalibration | None:
         """The calibration in use, else the saved one even if it does not fit this camera."""
         if self.calibration is not None or self.mode == "demo":

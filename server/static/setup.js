@@ -4,6 +4,7 @@
 // module-basic, track-dice, start-game, setup-error, setup-summary, running-game, games-link,
 // demo-row, demo-game (shown while the demo recording plays), starting-temple, start-layout,
 // start-tile-<W|E> and start-choice-<W|E> (the two drawn chambers and their pickers), redraw,
+// read-start (shown with a calibrated camera) and start-seen (what the camera saw, or why not),
 // module-<id> (a Big Box module's checkbox, e.g. module-curses).
 
 import { api, el, fill, PLAYER_COLOURS, playerStyle, shapeIcon } from "./common.js";
@@ -153,6 +154,7 @@ function startingChambers() {
 }
 
 async function drawStartingTemple() {
+  showSeen(null); // a new draw (or new modules): what the camera saw earlier no longer shows
   const modules = chosenModules().join(",");
   const result = await api(`/api/starting-temple${modules ? `?modules=${encodeURIComponent(modules)}` : ""}`);
   if (modules !== chosenModules().join(",")) return; // the choice changed meanwhile: a newer draw comes
@@ -198,6 +200,46 @@ function renderStartingTemple() {
 }
 
 document.getElementById("redraw").addEventListener("click", drawStartingTemple);
+
+// ----- the starting temple read from the camera (a calibrated camera over the table) -----
+
+const readButton = document.getElementById("read-start");
+
+/** Say what the camera saw (or why it could not read the table); null hides the line. */
+function showSeen(text, problem = false) {
+  const box = document.getElementById("start-seen");
+  box.hidden = !text;
+  box.textContent = text || "";
+  box.classList.toggle("problem", problem);
+}
+
+/** Lay the chamber the camera saw on one side; the tile lying on the other side swaps places. */
+function placeSeen(index, tileId) {
+  if (!startingDraw.candidates.some((candidate) => candidate.id === tileId)) return;
+  if (startingDraw.drawn[1 - index] === tileId) startingDraw.drawn[1 - index] = startingDraw.drawn[index];
+  startingDraw.drawn[index] = tileId;
+}
+
+async function readStartingTemple() {
+  const modules = chosenModules().join(",");
+  readButton.disabled = true;
+  showSeen("Looking at the table…");
+  const result = await api(`/api/starting-temple/seen${modules ? `?modules=${encodeURIComponent(modules)}` : ""}`);
+  readButton.disabled = false;
+  if (!result.ok) {
+    showSeen(result.error, true);
+    return;
+  }
+  if (!startingDraw || modules !== chosenModules().join(",")) return; // the modules changed meanwhile
+  const seen = result.data;
+  seen.sides.forEach((side, index) => {
+    if (side.tile) placeSeen(index, side.tile.id);
+  });
+  renderStartingTemple();
+  showSeen(seen.message, !seen.ok);
+}
+
+readButton.addEventListener("click", readStartingTemple);
 
 // ----- the Big Box modules (pages 10-11): a checkbox each, with what it adds -----
 
@@ -308,6 +350,7 @@ async function fitToCamera() {
   if (!result.ok) return;
   if (result.data.mode === "camera" && result.data.calibrated) {
     document.getElementById("track-dice").checked = true;
+    readButton.hidden = false; // the camera may read the starting temple laid on the table
   }
   if (!result.data.demo_game) return;
   const row = document.getElementById("demo-row");
