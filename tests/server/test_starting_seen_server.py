@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from playwright.sync_api import expect
 from starting_table import render_starting_temple, write_camera_folder
 
 from rules.catalog import basic_catalog
+from server.starting_seen_api import camera_not_ready
 
 WEST, EAST = "gem3-torch-1", "chamber-4"
 NAMES = {tile_id: tile.name for tile_id, tile in basic_catalog().items()}
@@ -181,3 +183,25 @@ def test_without_a_calibration_the_page_offers_no_reading(chromium, uncalibrated
         expect(page.get_by_test_id("read-start")).to_be_hidden()
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(
+    ("state", "said"),
+    [
+        ({"mode": "off"}, "No camera is watching the table (manual mode)"),
+        ({"mode": "demo"}, "The demo recording plays, not a camera over your table"),
+        ({"calibration": None}, "The table is not calibrated"),
+        ({"detector": None}, "The camera's models did not open"),
+    ],
+)
+def test_each_reason_the_camera_cannot_look_is_said_with_what_to_do(state, said):
+    ready = {
+        "mode": "camera",
+        "calibration": object(),
+        "detector": object(),
+        "tile_reader": object(),
+    }
+    assert camera_not_ready(SimpleNamespace(**ready)) is None  # type: ignore[arg-type]
+    reason = camera_not_ready(SimpleNamespace(**{**ready, **state}))  # type: ignore[arg-type]
+    assert reason is not None and reason.startswith(said)
+    assert reason.endswith(": pick the tiles you drew, or draw them instead")
