@@ -79,6 +79,8 @@ class TeachConfig:
     """Jittered crops of each of the user's dice per epoch."""
     replay: int = 3000
     """Rendered crops of the training look mixed in."""
+    occlude: float = 0.3
+    """Share of the jittered crops of dice partly covered (`teach.crop_sets.cut_crops`)."""
     check_crops: int = 1000
     """Rendered crops of the shipped look the old and new reader are compared on."""
     epochs: int = 6
@@ -302,6 +304,7 @@ def _teach_into(
         crop_scale,
         config.copies,
         config.seed,
+        config.occlude,
     )
     held = cut_crops(folder, review, lambda d: d.image in back, imgsz, crop_scale)
     if not len(train):

@@ -17,6 +17,7 @@ import numpy as np
 
 from teach.errors import TeachError
 from teach.review import LABELS, Review, ReviewedDie
+from vision.classes import NOT_DIE
 from vision.face_reader import crops_for
 
 JITTER = 0.08
@@ -52,6 +53,34 @@ def _jittered(box: tuple[float, ...], rng: np.random.Generator) -> np.ndarray:
     return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
 
 
+def _occluded(
+    crop: np.ndarray, image: np.ndarray, crop_scale: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Return `crop` with a band from one side covered by a piece of elsewhere in the photo.
+
+    Prompted photos show every die whole; at the table a neighbour, a tile edge or a hand
+    often hides part of one (the reader then hesitates). Half the die at most is covered.
+    """
+    out = crop.copy()
+    size = crop.shape[0]
+    box = size / crop_scale
+    margin = (size - box) / 2
+    depth = round(margin + box * rng.uniform(0.15, 0.45))
+    h, w = image.shape[:2]
+    sx, sy = int(rng.integers(0, max(1, w - size))), int(rng.integers(0, max(1, h - size)))
+    cover = cv2.resize(image[sy : sy + size, sx : sx + size], (size, size))
+    side = int(rng.integers(4))
+    if side == 0:
+        out[:depth] = cover[:depth]
+    elif side == 1:
+        out[-depth:] = cover[-depth:]
+    elif side == 2:
+        out[:, :depth] = cover[:, :depth]
+    else:
+        out[:, -depth:] = cover[:, -depth:]
+    return out
+
+
 def cut_crops(
     folder: Path,
     review: Review,
@@ -60,9 +89,11 @@ def cut_crops(
     crop_scale: float,
     copies: int = 1,
     seed: int = 0,
+    occlude: float = 0.0,
 ) -> Crops:
     """Return crops of the review's dice that `pick` keeps (`copies` jittered ones each, or one
-    exact crop when `copies` is 1)."""
+    exact crop when `copies` is 1); a share `occlude` of the jittered dice crops are partly
+    covered (`_occluded`)."""
     rng = np.random.default_rng(seed)
     images, labels, sources = [], [], []
     by_image: dict[str, list[int]] = {}
@@ -79,7 +110,13 @@ def cut_crops(
                 boxes = np.array([die.box], dtype=np.float64)
             else:
                 boxes = np.stack([_jittered(die.box, rng) for _ in range(copies)])
-            images += crops_for(image, boxes, size, crop_scale)
+            cut = crops_for(image, boxes, size, crop_scale)
+            if copies > 1 and die.label != NOT_DIE:
+                cut = [
+                    _occluded(c, image, crop_scale, rng) if rng.random() < occlude else c
+                    for c in cut
+                ]
+            images += cut
             labels += [LABELS.index(die.label)] * len(boxes)
             sources += [index] * len(boxes)
     if not images:

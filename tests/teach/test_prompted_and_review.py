@@ -169,3 +169,21 @@ def test_training_crops_wander_around_the_box_and_held_back_ones_do_not(
     assert len({im.tobytes() for im in jittered.images}) == 6
     differences = [np.abs(im.astype(int) - exact.images[0]).mean() for im in jittered.images]
     assert 0 < np.median(differences) < 40
+
+
+def test_some_training_crops_are_partly_covered_as_at_a_real_table(
+    captures: Path, labelled: Review
+) -> None:
+    first = next(i for i, d in enumerate(labelled.dice) if d.label == "torch")
+    pick = lambda d: d is labelled.dice[first]  # noqa: E731
+    whole = cut_crops(captures, labelled, pick, 40, 1.3, copies=6, seed=2, occlude=0.0)
+    covered = cut_crops(captures, labelled, pick, 40, 1.3, copies=6, seed=2, occlude=1.0)
+    for plain, hidden in zip(whole.images, covered.images, strict=True):
+        assert not np.array_equal(plain, hidden)
+        halves = (np.s_[:20], np.s_[20:], np.s_[:, :20], np.s_[:, 20:])
+        assert any(np.array_equal(plain[h], hidden[h]) for h in halves), "at most half covered"
+    not_die = next(i for i, d in enumerate(labelled.dice) if d.label == "not_die")
+    negatives = lambda d: d is labelled.dice[not_die]  # noqa: E731
+    a = cut_crops(captures, labelled, negatives, 40, 1.3, copies=4, seed=2, occlude=0.0)
+    b = cut_crops(captures, labelled, negatives, 40, 1.3, copies=4, seed=2, occlude=1.0)
+    assert np.array_equal(a.images, b.images), "what is no die needs no cover"
