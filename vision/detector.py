@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from vision.detections import Detections
 from vision.face_reader import DIE_CLASSES, FaceModelError, FaceReader, default_faces_path
 from vision.letterbox import PAD_VALUE, Letterbox, letterbox, rect_size, to_tensor
 from vision.onnx_model import ModelError, Session, default_threads, open_session, read_model_info
+from vision.setting_words import describe_words, parse_words
 from vision.tiling import grid_overlap, merge_tiles, tile_starts
 from vision.yolo_decode import decode_end2end, decode_raw
 
@@ -93,24 +94,11 @@ class DetectorSettings:
     @classmethod
     def parse(cls, text: str) -> DetectorSettings:
         """Read settings written as `key=value` words, e.g. "tile=640 overlap=64 threads=2"."""
-        types = {f.name: f.type for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for word in text.replace(",", " ").split():
-            key, sep, raw = word.partition("=")
-            if not sep or key not in types:
-                raise ValueError(f"{word!r}: expected key=value with a key in {', '.join(types)}")
-            values[key] = _parse_value(key, raw)
-        return cls(**values)
+        return parse_words(cls, text, _parse_value)
 
     def describe(self) -> str:
         """Return the settings that differ from the defaults as `key=value` words."""
-        default = DetectorSettings()
-        words = [
-            f"{f.name}={_format_value(getattr(self, f.name))}"
-            for f in fields(self)
-            if getattr(self, f.name) != getattr(default, f.name)
-        ]
-        return " ".join(words) or "defaults"
+        return describe_words(self)
 
 
 def _parse_value(key: str, raw: str) -> Any:
@@ -134,15 +122,6 @@ def _parse_value(key: str, raw: str) -> Any:
         return int(raw)
     except ValueError:
         raise ValueError(f"{key}={raw}: not a valid value") from None
-
-
-def _format_value(value: Any) -> str:
-    """Write a setting's value the way `DetectorSettings.parse` reads it."""
-    if value is None:
-        return "auto"
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from vision.detector import as_bgr
 from vision.face_reader import FaceModelError, FaceReader, default_faces_path, reread_dice
 from vision.localiser_decode import decode
 from vision.onnx_model import ModelError, default_threads, open_session
+from vision.setting_words import describe_words, parse_words
 
 MODEL_KIND = "templecam-localiser"
 """The ONNX metadata `kind` of a localiser model."""
@@ -65,34 +66,25 @@ class LocaliserSettings:
     @classmethod
     def parse(cls, text: str) -> LocaliserSettings:
         """Read settings written as `key=value` words, e.g. "scale=0.5 threads=2 faces=off"."""
-        kinds = {f.name: f.type for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for word in text.replace(",", " ").split():
-            key, sep, raw = word.partition("=")
-            if not sep or key not in kinds:
-                raise ValueError(f"{word!r}: expected key=value with a key of {', '.join(kinds)}")
-            if key == "faces":
-                values[key] = raw
-            elif key == "spin":
-                values[key] = raw.lower() in ("1", "on", "true", "yes")
-            elif raw in ("none", "auto") and key in ("scale", "threads"):
-                values[key] = None
-            else:
-                try:
-                    values[key] = int(raw) if key in ("threads", "max_det") else float(raw)
-                except ValueError:
-                    raise ValueError(f"{word!r}: {key} takes a number") from None
-        return cls(**values)
+        return parse_words(cls, text, _parse_value)
 
     def describe(self) -> str:
         """Return the settings that differ from the defaults as `key=value` words."""
-        default = LocaliserSettings()
-        words = [
-            f"{f.name}={getattr(self, f.name)}"
-            for f in fields(self)
-            if getattr(self, f.name) != getattr(default, f.name)
-        ]
-        return " ".join(words) or "defaults"
+        return describe_words(self)
+
+
+def _parse_value(key: str, raw: str) -> Any:
+    """Convert one `key=value` localiser setting to its type."""
+    if key == "faces":
+        return raw
+    if key == "spin":
+        return raw.lower() in ("1", "on", "true", "yes")
+    if raw in ("none", "auto") and key in ("scale", "threads"):
+        return None
+    try:
+        return int(raw) if key in ("threads", "max_det") else float(raw)
+    except ValueError:
+        raise ValueError(f"{f'{key}={raw}'!r}: {key} takes a number") from None
 
 
 @dataclass(frozen=True)
