@@ -42,15 +42,17 @@ def cached_set(
     crop_scale: float,
     workers: int,
     log: Callable[[str], None],
+    progress: Callable[[int, int], None] | None = None,
 ) -> CropSet:
-    """Return crop set (seed, n, look) from `folder`, rendering and caching it when missing."""
+    """Return crop set (seed, n, look) from `folder`, rendering and caching it when missing
+    (`progress(done, n)` follows the rendering)."""
     path = folder / cache_name(kind, n, seed, look, imgsz, crop_scale)
     if path.is_file():
         with np.load(path) as data:
             log(f"crops: {kind} set of {n} from {path}")
             return CropSet(data["images"], data["labels"], [])
     log(f"crops: rendering the {kind} set ({n} crops, seed {seed}, look {look.describe()})")
-    crops = render_set(n, seed, look, imgsz, crop_scale, workers, log)
+    crops = render_set(n, seed, look, imgsz, crop_scale, workers, log, progress=progress)
     folder.mkdir(parents=True, exist_ok=True)
     import io
 

@@ -31,6 +31,7 @@ from vision.face_reader import (
     NOT_DIE,
     crop_square,
     crop_window,
+    jitter_box,
 )
 
 BASELINE = Path(__file__).with_name("templecam-baseline.onnx")
@@ -98,19 +99,6 @@ def context_boxes(scene: dict[str, Any]) -> list[list[float]]:
         *scene.get("draw_pile", {}).get("pieces", []),
     ]
     return _boxes(items)
-
-
-def jitter_box(
-    box: Sequence[float], rng: np.random.Generator, shift: float, zoom: float
-) -> list[float]:
-    """Move a box's centre by up to `shift` of its longer side and scale it by 1 +- `zoom`."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    side = max(x2 - x1, y2 - y1)
-    dx, dy = rng.uniform(-shift, shift, 2) * side
-    k = rng.uniform(1 - zoom, 1 + zoom)
-    cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
-    hw, hh = (x2 - x1) * k / 2, (y2 - y1) * k / 2
-    return [cx - hw, cy - hh, cx + hw, cy + hh]
 
 
 def degrade_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:

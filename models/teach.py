@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import platform
-import re
 import shutil
 import time
 from collections.abc import Callable
@@ -44,8 +43,6 @@ from teach.review import Review, auto_label, load_review
 from vision.face_reader import FaceModelError, FaceReader
 
 CARD_FORMAT = "templecam-taught-card/1"
-RENDERED = re.compile(r"crops: (\d+)/(\d+) rendered")
-"""The crop renderer's progress line."""
 SHIPPED_FACES = Path(__file__).resolve().parent / "templecam-faces.pt"
 """The shipped reader's weights: where teaching starts unless told otherwise."""
 REPLAY_SEED = 7_000_000
@@ -168,27 +165,58 @@ def _as_set(crops: Crops) -> CropSet:
 
 
 def _replay(
-    config: TeachConfig, log: Callable[[str], None], progress: Progress = _silent
+    config: TeachConfig,
+    imgsz: int,
+    crop_scale: float,
+    log: Callable[[str], None],
+    progress: Progress = _silent,
 ) -> tuple[CropSet, CropSet]:
-    """Return rendered crops of the training look: the replay and the shipped-look check set
-    (rendered once, then read from the cache; the first time shows as the `replay` stage)."""
+    """Return rendered crops of the training look as the base reads them: the replay and the
+    shipped-look check set (rendered once, then read from the cache; the first time shows as
+    the `replay` stage)."""
     from models.faces_data import cached_set
 
     cache = config.cache or data_dir() / "cache"
 
     def quiet(message: str) -> None:
-        found = RENDERED.match(message)  # "crops: 640/3000 rendered, ..." from the renderer
-        if found:
-            progress("replay", int(found[1]), int(found[2]))
+        """Keep the renderer's log lines out of the teaching log (the bar shows them)."""
+
+    def rendered(done: int, total: int) -> None:
+        progress("replay", done, total)
 
     # Rendered in this process: worker processes forked from one that has already run OpenCV
     # or ONNX Runtime threads (the dashboard's child, a test, the benchmark) can hang.
-    replay = cached_set(cache, "replay", config.replay, REPLAY_SEED, TRAIN_LOOK, 40, 1.3, 0, quiet)
-    check = cached_set(
-        cache, "check", config.check_crops, REPLAY_SEED + 1, TRAIN_LOOK, 40, 1.3, 0, quiet
-    )
-    log(f"teach: {len(replay)} rendered replay crops, {len(check)} to check the shipped look")
-    return replay, check
+    sets = [
+        cached_set(cache, kind, n, seed, TRAIN_LOOK, imgsz, crop_scale, 0, quiet, rendered)
+        for kind, n, seed in (
+            ("replay", config.replay, REPLAY_SEED),
+            ("check", config.check_crops, REPLAY_SEED + 1),
+        )
+    ]
+    log(f"teach: {len(sets[0])} rendered replay crops, {len(sets[1])} to check the shipped look")
+    return sets[0], sets[1]
+
+
+@dataclass(frozen=True)
+class _Base:
+    """The reader a run starts from: its weights file, model and crop settings."""
+
+    path: Path
+    model: Any
+    imgsz: int
+    crop_scale: float
+
+
+def _base(config: TeachConfig) -> _Base:
+    """Load the reader to fine-tune (`config.base`, else the shipped one)."""
+    path = config.base or SHIPPED_FACES
+    try:
+        model, settings = load_weights(path)
+    except FaceWeightsError as error:
+        raise TeachError(str(error)) from None
+    if tuple(settings["names"]) != LABELS:
+        raise TeachError(f"{path} reads {', '.join(settings['names'])}: not a reader to teach")
+    return _Base(path, model, int(settings["imgsz"]), float(settings["crop_scale"]))
 
 
 def _score(reader: FaceReader, crops: CropSet) -> dict[str, Any]:
@@ -261,11 +289,14 @@ def teach(
     card. The model folder appears only once it is whole."""
     started = time.monotonic()
     _check_out(config)
-    replay = _replay(config, log, progress)
+    base = _base(config)
+    replay = _replay(config, base.imgsz, base.crop_scale, log, progress)
     review, folder, back = _review(config, progress, log)
     staging = _start(config)
     try:
-        card = _teach_into(config, review, folder, back, replay, staging, started, log, progress)
+        card = _teach_into(
+            config, base, review, folder, back, replay, staging, started, log, progress
+        )
         final = staging.with_name(config.out.name)
         if final.exists():
             final.rmdir()  # an empty folder the user named
@@ -278,6 +309,7 @@ def teach(
 
 def _teach_into(
     config: TeachConfig,
+    start: _Base,
     review: Review,
     folder: Path,
     back: set[str],
@@ -288,14 +320,7 @@ def _teach_into(
     progress: Progress,
 ) -> dict[str, Any]:
     """Do the work of `teach` inside the staging folder; return the card."""
-    base = config.base or SHIPPED_FACES
-    try:
-        model, settings = load_weights(base)
-    except FaceWeightsError as error:
-        raise TeachError(str(error)) from None
-    if tuple(settings["names"]) != LABELS:
-        raise TeachError(f"{base} reads {', '.join(settings['names'])}: not a reader to teach")
-    imgsz, crop_scale = int(settings["imgsz"]), float(settings["crop_scale"])
+    base, model, imgsz, crop_scale = start.path, start.model, start.imgsz, start.crop_scale
     train = cut_crops(
         folder,
         review,

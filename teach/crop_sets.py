@@ -18,7 +18,7 @@ import numpy as np
 from teach.errors import TeachError
 from teach.review import LABELS, Review, ReviewedDie
 from vision.classes import NOT_DIE
-from vision.face_reader import crops_for
+from vision.face_reader import crops_for, jitter_box
 
 JITTER = 0.08
 """Largest shift of a training crop's box, and its largest size change, as a share of its side."""
@@ -41,16 +41,6 @@ class Crops:
 def _empty(size: int) -> Crops:
     """Return a set of no crops."""
     return Crops(np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, int))
-
-
-def _jittered(box: tuple[float, ...], rng: np.random.Generator) -> np.ndarray:
-    """Return `box` moved and resized by up to `JITTER` of its side."""
-    x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1)
-    dx, dy = rng.uniform(-JITTER, JITTER, 2) * side
-    grow = 1 + rng.uniform(-JITTER, JITTER)
-    cx, cy, w, h = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy, (x2 - x1) * grow, (y2 - y1) * grow
-    return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
 
 
 def _occluded(
@@ -109,7 +99,7 @@ def cut_crops(
             if copies == 1:
                 boxes = np.array([die.box], dtype=np.float64)
             else:
-                boxes = np.stack([_jittered(die.box, rng) for _ in range(copies)])
+                boxes = np.array([jitter_box(die.box, rng, JITTER, JITTER) for _ in range(copies)])
             cut = crops_for(image, boxes, size, crop_scale)
             if copies > 1 and die.label != NOT_DIE:
                 cut = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 from teach.datasets import DatasetView
 from teach.errors import TeachError
 from teach.prompted import Capture
-from teach.review import Review, ReviewedDie
+from teach.review import Review, ReviewedDie, median_side, square_around
 from vision.classes import FACES, NOT_DIE
 
 DATASET_PROMPT = "dataset"
@@ -30,18 +30,16 @@ def dataset_review(view: DatasetView) -> tuple[Review, set[str]]:
         for box in image.boxes:
             if box.label in FACES:
                 dice.append(ReviewedDie(file, (box.x1, box.y1, box.x2, box.y2), box.label))
-    sides = sorted(max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dice)
-    if not sides:
+    if not dice:
         raise TeachError(
             f"{view.source} has no box of a die face ({', '.join(FACES)}): map its classes "
             "with --map, e.g. --map Key=key"
         )
-    side = sides[len(sides) // 2]
+    side = median_side([d.box for d in dice])
     for image in view.images:
         for box in image.boxes:
             if box.label in NEGATIVES:
-                cx, cy = (box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2
-                square = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+                square = square_around((box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2, side)
                 dice.append(ReviewedDie(str(image.path), square, NOT_DIE, "piece"))
     back = {str(image.path) for image in view.images if image.split == "val"}
     return Review(captures, dice), back

@@ -111,17 +111,13 @@ class Review:
         label = label or (capture.prompt if capture.prompt != EMPTY else NOT_DIE)
         if label not in LABELS:
             raise TeachError(f"{label!r}: give one of {', '.join(LABELS)}")
-        side = self.die_side()
-        box = (x - side / 2, y - side / 2, x + side / 2, y + side / 2)
+        box = square_around(x, y, self.die_side())
         self.dice.append(ReviewedDie(image, box, label, "added", 1.0))
         return len(self.dice) - 1
 
     def die_side(self) -> float:
         """Return the median side of the dice found (30 px when none)."""
-        sides = [
-            max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in self.dice if d.source != "piece"
-        ]
-        return float(np.median(sides)) if sides else 30.0
+        return median_side([d.box for d in self.dice if d.source != "piece"])
 
     def counts(self) -> dict[str, int]:
         """Return how many crops carry each label."""
@@ -203,7 +199,7 @@ def label_capture(image: np.ndarray, capture: Capture, localiser: Any) -> list[R
             ReviewedDie(capture.file, _box(b), NOT_DIE, "found", float(s))
             for b, s in zip(dice_boxes, scores, strict=True)
         ]
-        out += _pieces(found, capture, _median_side(dice_boxes))
+        out += _pieces(found, capture, median_side(dice_boxes))
         return out
     not_die = _not_die_share(localiser, image, dice_boxes)
     for box, score, share in zip(dice_boxes, scores, not_die, strict=True):
@@ -218,11 +214,17 @@ def _box(box: Sequence[float]) -> tuple[float, float, float, float]:
     return (x1, y1, x2, y2)
 
 
-def _median_side(boxes: np.ndarray) -> float:
-    """Return the median longer side of boxes (30 px when none)."""
+def median_side(boxes: Sequence[Sequence[float]] | np.ndarray) -> float:
+    """Return the median longer side of boxes (x1, y1, x2, y2) (30 px when none)."""
     if not len(boxes):
         return 30.0
-    return float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    xyxy = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    return float(np.median(np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])))
+
+
+def square_around(cx: float, cy: float, side: float) -> tuple[float, float, float, float]:
+    """Return the square box of `side` px centred on (cx, cy): a die-sized crop's box."""
+    return (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
 
 
 def _pieces(found: Any, capture: Capture, side: float) -> list[ReviewedDie]:
@@ -231,9 +233,8 @@ def _pieces(found: Any, capture: Capture, side: float) -> list[ReviewedDie]:
     for box, name, score in zip(found.xyxy, found.names, found.confidence, strict=True):
         if name not in ("gem", "figure") or score < FOUND_CONF:
             continue
-        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        square = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
-        out.append(ReviewedDie(capture.file, _box(square), NOT_DIE, "piece", float(score)))
+        square = square_around(float(box[0] + box[2]) / 2, float(box[1] + box[3]) / 2, side)
+        out.append(ReviewedDie(capture.file, square, NOT_DIE, "piece", float(score)))
     return out[:PIECES_PER_EMPTY]
 
 

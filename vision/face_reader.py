@@ -87,6 +87,20 @@ def crop_window(box: Sequence[float], scale: float = CROP_SCALE) -> tuple[int, i
     return x0, y0, x0 + side, y0 + side
 
 
+def jitter_box(
+    box: Sequence[float], rng: np.random.Generator, shift: float, zoom: float
+) -> list[float]:
+    """Move a box's centre by up to `shift` of its longer side and scale it by 1 +- `zoom`
+    (training crops: the boxes a localiser gives wander from frame to frame)."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1)
+    dx, dy = rng.uniform(-shift, shift, 2) * side
+    k = rng.uniform(1 - zoom, 1 + zoom)
+    cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
+    hw, hh = (x2 - x1) * k / 2, (y2 - y1) * k / 2
+    return [cx - hw, cy - hh, cx + hw, cy + hh]
+
+
 def crop_square(image: np.ndarray, window: Sequence[int], size: int) -> np.ndarray:
     """Cut `window` out of a BGR image, grey where it leaves the image, resized to `size` px."""
     x0, y0, x1, y1 = (int(v) for v in window)

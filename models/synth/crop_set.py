@@ -66,13 +66,17 @@ def render_set(
     workers: int = 2,
     log: Callable[[str], None] | None = None,
     chunk: int = CHUNK,
+    progress: Callable[[int, int], None] | None = None,
 ) -> CropSet:
-    """Render crops 0..n-1 of `seed` in `look` with `workers` processes (0: in this one)."""
+    """Render crops 0..n-1 of `seed` in `look` with `workers` processes (0: in this one);
+    `progress(done, n)` is told after every chunk."""
     jobs = [(seed, s, min(n, s + chunk), look, imgsz, crop_scale) for s in range(0, n, chunk)]
     started = time.monotonic()
     parts: list[CropSet] = []
 
     def note(done: int) -> None:
+        if progress is not None:
+            progress(done, n)
         if log is not None:
             rate = done / max(time.monotonic() - started, 1e-6)
             log(f"crops: {done}/{n} rendered, {rate:.0f}/s")

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from templecam.commands.dataset import add_map_argument
 from templecam.errors import UserError
 
 DESCRIPTION = """\
@@ -64,13 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MODEL_DIR",
         help="model folder to write (default: a new one in the data folder)",
     )
-    parser.add_argument(
-        "--map",
-        action="append",
-        default=[],
-        metavar="OLD=NEW",
-        help="with --dataset: map a class name to templecam's (or OLD=ignore)",
-    )
+    add_map_argument(parser)
     parser.add_argument(
         "--base", type=Path, metavar="PT", help="reader weights to start from (default: shipped)"
     )
@@ -179,6 +174,7 @@ def _teach(args: argparse.Namespace, data: Path) -> int:
     """Teach a new model."""
     import os
 
+    from teach.datasets import parse_mapping
     from teach.registry import active_model, discard_partials, new_name, taught_dir
     from templecam.extras import require_training
 
@@ -191,7 +187,7 @@ def _teach(args: argparse.Namespace, data: Path) -> int:
         raise UserError("--epochs, --threads and --copies take 1 or more, --replay 0 or more")
     for name in discard_partials(data):
         print(f"teach: discarded the unfinished model {name} (interrupted)", file=sys.stderr)
-    mapping = _mapping(args.map)
+    mapping = tuple(parse_mapping(args.map).items())
     out = args.out or taught_dir(data) / new_name(data)
     active = active_model(data)
     os.nice(10)  # the game and the dashboard come first
@@ -221,17 +217,6 @@ def _teach(args: argparse.Namespace, data: Path) -> int:
     else:
         _summary(card, out, args.out is None)
     return 0
-
-
-def _mapping(items: list[str]) -> tuple[tuple[str, str], ...]:
-    """Read --map OLD=NEW words."""
-    out = []
-    for item in items:
-        old, sep, new = item.partition("=")
-        if not sep or not old.strip() or not new.strip():
-            raise UserError(f"--map {item!r}: write OLD=NEW, e.g. --map Key=key")
-        out.append((old.strip(), new.strip()))
-    return tuple(out)
 
 
 def _stderr(message: str) -> None:
