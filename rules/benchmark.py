@@ -54,6 +54,22 @@ def bench_characters(players: list[str]) -> dict[str, str]:
     return {pid: cards[i % len(cards)] for i, pid in enumerate(players)}
 
 
+def _add_modules(setup: dict[str, Any], modules: tuple[str, ...]) -> None:
+    """Put the modules and the benchmark's choices for them into a setup line (nothing when
+    there are none)."""
+    if not modules:
+        return
+    setup["modules"] = list(modules)
+    if "quests" in modules:
+        setup["quests"] = list(BENCH_QUESTS)
+    if "characters" in modules:
+        setup["characters"] = bench_characters(setup["players"])
+    if "traps" in modules:
+        setup["traps"] = list(BENCH_TRAPS)
+    if "time" in modules:
+        setup["time_chambers"] = list(BENCH_TIME)
+
+
 def long_game(
     events: int, seed: int, modules: tuple[str, ...] = ()
 ) -> tuple[dict[str, Any], list[Any]]:
@@ -65,16 +81,7 @@ def long_game(
         "players": list(PLAYER_COLOURS[:5]),
         "difficulty": "normal",
     }
-    if modules:
-        setup["modules"] = list(modules)
-        if "quests" in modules:
-            setup["quests"] = list(BENCH_QUESTS)
-        if "characters" in modules:
-            setup["characters"] = bench_characters(setup["players"])
-        if "traps" in modules:
-            setup["traps"] = list(BENCH_TRAPS)
-        if "time" in modules:
-            setup["time_chambers"] = list(BENCH_TIME)
+    _add_modules(setup, modules)
     game = Game.from_setup_line(setup)
     per_event = 599.0 / events
     record = list(random_events(rng, game, events, noise=0.1, seconds_per_event=per_event))
@@ -87,16 +94,7 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
     chamber holds a treasure tile, so that every module action is priced."""
     rng = random.Random(seed)
     setup: dict[str, Any] = {"type": "setup", "players": list(PLAYER_COLOURS), "tiles": {}}
-    if modules:
-        setup["modules"] = list(modules)
-        if "quests" in modules:
-            setup["quests"] = list(BENCH_QUESTS)
-        if "characters" in modules:
-            setup["characters"] = bench_characters(setup["players"])
-        if "traps" in modules:
-            setup["traps"] = list(BENCH_TRAPS)
-        if "time" in modules:
-            setup["time_chambers"] = list(BENCH_TIME)
+    _add_modules(setup, modules)
     alone: dict[str, Any] = {**setup, "players": ["red"], "tiles": {}}
     if "characters" in setup:
         alone["characters"] = bench_characters(["red"])
