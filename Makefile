@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SERVE_STAMP := $(VENV)/.installed-serve
-SERVE_PACKAGES := libgl1 libglib2.0-0 libportaudio2
+SERVE_PACKAGES := libgl1 libglib2.0-0 libportaudio2 espeak-ng
 TEST_PACKAGES := $(SERVE_PACKAGES) chromium
 
 .PHONY: run test screenshots format bench clean system-serve system-test
@@ -41,13 +41,14 @@ run: system-serve $(SERVE_STAMP)
 	$(BIN)/templecam serve
 
 test: system-test $(STAMP)
-	@echo "==> lint (ruff), then the whole test suite (pytest)"
+	@echo "==> lint (ruff), types of the rules engine (mypy), then the whole test suite (pytest)"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/pytest
 
 screenshots: system-test $(STAMP)
-	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py tests/server/test_corrections_browser.py tests/server/test_vision_browser.py tests/server/test_layouts.py tests/server/test_camera_browser.py tests/server/test_modules_browser.py tests/server/test_special_browser.py tests/server/test_quests_browser.py tests/server/test_characters_browser.py tests/server/test_traps_browser.py tests/server/test_time_browser.py tests/server/test_teach_browser.py
+	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py tests/server/test_corrections_browser.py tests/server/test_vision_browser.py tests/server/test_layouts.py tests/server/test_camera_browser.py tests/server/test_modules_browser.py tests/server/test_special_browser.py tests/server/test_quests_browser.py tests/server/test_characters_browser.py tests/server/test_traps_browser.py tests/server/test_time_browser.py tests/server/test_teach_browser.py tests/server/test_story_browser.py tests/server/test_timer_options_browser.py tests/server/test_queenie_browser.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -10,6 +10,7 @@ import numpy as np
 
 from art.icons import face_icon
 from art.noise import smooth_noise
+from art.tile_marks import draw_marks
 from rules.catalog import TileDef
 
 WALL = 0.15
@@ -175,7 +176,8 @@ def _exit_doorway(img: np.ndarray) -> None:
 
 @lru_cache(maxsize=64)
 def tile_texture(tile: TileDef, size: int) -> np.ndarray:
-    """Return the RGB art of a chamber tile in its own frame (stairway at the bottom, S)."""
+    """Return the RGB art of any chamber tile in its own frame (stairway at the bottom, S),
+    with its modules' badges (purple mask, treasure, quest, trap, time, Queenie feature...)."""
     rng = _seeded(tile.tile_id)
     if tile.kind == "start":
         floor, stone = np.array([0.56, 0.56, 0.57]), np.array([0.42, 0.42, 0.44])
@@ -192,6 +194,7 @@ def tile_texture(tile: TileDef, size: int) -> np.ndarray:
         _golden_disc(img)
     _entry_frame(img, tile.enter, (0.5, 0.78) if tile.kind == "exit" else (0.5, 0.34))
     _gem_sockets(img, tile)
+    draw_marks(img, tile)
     cv2.rectangle(img, (0, 0), (size - 1, size - 1), (0.15, 0.12, 0.1), max(1, size // 120))
     return np.clip(img, 0, 1).astype(np.float32)
 

@@ -16,3 +16,12 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
         return Path(os.environ[DATA_ENV]).expanduser()
     xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(xdg) / "templecam"
+
+
+def within(path: Path, root: Path) -> bool:
+    """Tell whether `path`, with every symbolic link followed, lies inside `root` (a link that
+    leads out of the data folder is never followed)."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a link loop, or a folder that cannot be read
+        return False

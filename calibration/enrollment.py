@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -18,8 +18,9 @@ from art.tiles import tile_back_texture, tile_texture
 from base.files import write_atomically
 from base.paths import data_dir
 from calibration.tile_features import CANONICAL_PX, Features, describe, thumbnail
-from rules.catalog import TileDef, basic_catalog, parse_tile
+from rules.catalog import TileDef, parse_tile
 from rules.errors import RecordError
+from rules.every_tile import every_tile
 
 FORMAT = "templecam-tiles/1"
 LIBRARY_FILE = "library.json"
@@ -117,10 +118,10 @@ def _default_back() -> np.ndarray:
 
 
 def default_appearance(tile_id: str) -> Appearance:
-    """Return the packaged art of a catalog tile (or of the tile back, id `back`)."""
+    """Return the packaged art of a tile of any module (or of the tile back, id `back`)."""
     if tile_id == BACK:
         return Appearance(_default_back())
-    catalog = basic_catalog()
+    catalog = every_tile()
     if tile_id not in catalog:
         raise EnrollmentError(f"tile {tile_id!r} has no packaged art: enroll a picture of it")
     return Appearance(_default_art(catalog[tile_id]))
@@ -138,8 +139,8 @@ class TileLibrary:
 
     @classmethod
     def default(cls) -> TileLibrary:
-        """Return the packaged catalog with the renderer's tile art (nothing enrolled yet)."""
-        tiles = [EnrolledTile(t, default_appearance(i)) for i, t in basic_catalog().items()]
+        """Return every module's packaged tiles with the renderer's art (nothing enrolled yet)."""
+        tiles = [EnrolledTile(t, default_appearance(i)) for i, t in every_tile().items()]
         return cls(tiles, default_appearance(BACK))
 
     def ids(self) -> list[str]:
@@ -163,6 +164,12 @@ class TileLibrary:
                 " (add a new one with `templecam enroll add ID --new --image PHOTO`)"
             )
         return self.tiles[tile_id]
+
+    def only(self, tile_ids: Iterable[str]) -> TileLibrary:
+        """Return a library of these tiles alone (and the back), sharing their appearances, so
+        that features computed once serve both."""
+        wanted = set(tile_ids)
+        return TileLibrary([t for t in self.tiles.values() if t.tile_id in wanted], self.back)
 
     def references(self) -> list[tuple[str, Appearance]]:
         """Return every face to match against: each tile, then the back (id `back`)."""
@@ -205,7 +212,7 @@ class TileLibrary:
             fresh = TileLibrary.default()
             self.tiles, self.back = fresh.tiles, fresh.back
             return
-        catalog = basic_catalog()
+        catalog = every_tile()
         for tile_id in tile_ids:
             if tile_id == BACK:
                 self.back = default_appearance(BACK)
@@ -218,23 +225,29 @@ class TileLibrary:
 
     # ----- the engine's view -------------------------------------------------------------------
 
-    def catalog_overrides(self, *, everything: bool = False) -> dict[str, dict[str, Any]]:
-        """Return the setup line's `tiles` field: the definitions that differ from the catalog.
+    def catalog_overrides(
+        self, *, everything: bool = False, catalog: Mapping[str, TileDef] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Return the setup line's `tiles` field: the definitions that differ from the packaged.
 
         With `everything`, every enrolled tile's definition is given (a self-contained record).
+        `catalog`: the game's packaged tiles (`setup_catalog`); other modules' tiles are left
+        out, so that a game never gains a tile of a module it does not play.
         """
-        catalog = basic_catalog()
+        packaged = every_tile()
+        game = packaged if catalog is None else catalog
         return {
             tile_id: t.definition.to_json()
             for tile_id, t in self.tiles.items()
-            if everything or catalog.get(tile_id) != t.definition
+            if (tile_id in game or tile_id not in packaged)
+            and (everything or game.get(tile_id) != t.definition)
         }
 
     # ----- files -------------------------------------------------------------------------------
 
     def changed(self) -> list[str]:
         """Return the ids of tiles the user enrolled a picture of, edited or added."""
-        catalog = basic_catalog()
+        catalog = every_tile()
         return [
             tile_id
             for tile_id, t in self.tiles.items()
@@ -355,7 +368,7 @@ def _read_entry(folder: Path, tile_id: Any, entry: Any) -> EnrolledTile:
         raise EnrollmentError(f"{where}: not a valid tile id (letters, digits, '-', '_'); {fix}")
     if not isinstance(entry, dict):
         raise EnrollmentError(f"{where}: the entry must be a JSON object; {fix}")
-    packaged = basic_catalog().get(tile_id)
+    packaged = every_tile().get(tile_id)
     properties = packaged.to_json() if packaged is not None else {}
     properties.update({k: v for k, v in entry.items() if k not in ("image", "enrolled")})
     try:

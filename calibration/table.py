@@ -132,6 +132,26 @@ class TableCalibration(BaseModel):
         undistorted = cv2.perspectiveTransform(points.reshape(-1, 1, 2), self._h()).reshape(-1, 2)
         return self.distort_px(undistorted)
 
+    def die_px_at(self, centre_mm: np.ndarray | tuple[float, float]) -> float:
+        """Return how many px across a `die_mm` die lying at `centre_mm` measures (the side of
+        the square its top face makes in the picture)."""
+        half = self.die_mm / 2
+        corners = np.asarray(centre_mm, np.float64).reshape(1, 2) + np.array(
+            [[-half, -half], [half, -half], [half, half], [-half, half]]
+        )
+        image = self.table_to_image_px(corners).astype(np.float32)
+        return float(np.sqrt(abs(cv2.contourArea(image))))
+
+    def die_px(self) -> float:
+        """Return the die's size in px where the dice are rolled: the median over the players'
+        zones (the middle of the picture when there are none)."""
+        if self.zones:
+            centres = [np.asarray(z.polygon_mm, np.float64).mean(axis=0) for z in self.zones]
+        else:
+            width, height = self.image_size
+            centres = [self.image_to_table(np.array([[width / 2, height / 2]]))[0]]
+        return float(np.median([self.die_px_at(c) for c in centres]))
+
     def zone_of(self, point_mm: tuple[float, float]) -> str | None:
         """Return the player whose zone holds the point, or None."""
         for zone in self.zones:

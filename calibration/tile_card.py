@@ -69,8 +69,9 @@ def _sides(card: np.ndarray, tile: EnrolledTile, x0: int, y0: int) -> None:
             _centred(card, f"{side}: {word}", labels[side], colour)
 
 
-def tile_card(tile: EnrolledTile) -> np.ndarray:
-    """Return an 8-bit BGR card: the enrolled picture, its sides, entry icons and gems."""
+def tile_card(tile: EnrolledTile, *, show_id: bool = True) -> np.ndarray:
+    """Return an 8-bit BGR card: the enrolled picture, its sides, entry icons and gems (and
+    its id, which the command line needs and players' pages leave out)."""
     d = tile.definition
     width = TILE_PX + 2 * _MARGIN + 40
     height = _HEADER + TILE_PX + 2 * _MARGIN + _FOOTER
@@ -79,7 +80,8 @@ def tile_card(tile: EnrolledTile) -> np.ndarray:
     source = "your picture" if tile.appearance.photo else "packaged art"
     if tile.appearance.enrolled:
         source += f", enrolled {tile.appearance.enrolled}"
-    _text(card, f"id {d.tile_id}  |  {d.kind}  |  {source}", (20, 60), 0.5)
+    about = f"id {d.tile_id}  |  {d.kind}  |  {source}" if show_id else f"{d.kind}  |  {source}"
+    _text(card, about, (20, 60), 0.5)
     x0, y0 = (width - TILE_PX) // 2, _HEADER + _MARGIN
     picture = cv2.resize(tile.appearance.image, (TILE_PX, TILE_PX), interpolation=cv2.INTER_CUBIC)
     card[y0 : y0 + TILE_PX, x0 : x0 + TILE_PX] = picture

@@ -267,10 +267,7 @@ def _placement_checks(calibration: TableCalibration, width: int, height: int) ->
 
 def _die_px(calibration: TableCalibration, centre_mm: np.ndarray) -> float:
     """Return how many px across a die lying at `centre_mm` measures."""
-    half = calibration.die_mm / 2
-    corners = centre_mm + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-    image = calibration.table_to_image_px(corners).astype(np.float32)
-    return float(np.sqrt(abs(cv2.contourArea(image))))
+    return calibration.die_px_at(centre_mm)
 
 
 def _die_check(calibration: TableCalibration, width: int, height: int) -> ViewCheck:

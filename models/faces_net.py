@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from base.files import write_atomically
+from vision.model_contract import FaceReaderCard, set_props
 
 WEIGHTS_FORMAT = "templecam-faces-weights/1"
 WIDTH = 16
@@ -126,16 +127,7 @@ def export_onnx(
             dynamic_axes={"images": {0: "batch"}, "output0": {0: "batch"}},
         )
     graph = onnx.load_from_string(buffer.getvalue())
-    meta = {
-        "names": repr(dict(enumerate(names))),
-        "imgsz": repr([imgsz, imgsz]),
-        "crop_scale": str(crop_scale),
-        "task": "classify",
-        "description": "templecam die-face reader (models/faces_net.py)",
-    }
-    for key, value in meta.items():
-        entry = graph.metadata_props.add()
-        entry.key, entry.value = key, value
+    set_props(graph, FaceReaderCard(tuple(names), imgsz, crop_scale).to_props())
     onnx.checker.check_model(graph)
     write_atomically(path, graph.SerializeToString())
     return path

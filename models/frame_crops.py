@@ -33,8 +33,10 @@ from vision.face_reader import (
     crop_window,
     jitter_box,
 )
+from vision.shipped import BASELINE as SHIPPED_BASELINE
+from vision.shipped import shipped_path
 
-BASELINE = Path(__file__).with_name("templecam-baseline.onnx")
+BASELINE = shipped_path(SHIPPED_BASELINE)
 """A detector whose mistakes can become hard negatives (`--hard-negatives baseline`)."""
 MANIFEST = "faces-crops.json"
 CROPS_FORMAT = "templecam-face-crops/2"

@@ -40,7 +40,7 @@ from teach.errors import TeachError
 from teach.prompted import EMPTY, PROMPTS, held_back, read_prompted
 from teach.registry import PARTIAL, publish
 from teach.review import Review, auto_label, load_review
-from vision.face_reader import FaceModelError, FaceReader
+from vision.face_reader import FaceModelError, FaceReader, default_faces_path
 
 CARD_FORMAT = "templecam-taught-card/1"
 SHIPPED_FACES = Path(__file__).resolve().parent / "templecam-faces.pt"
@@ -207,6 +207,14 @@ class _Base:
     crop_scale: float
 
 
+def _base_reader(weights: Path) -> Path:
+    """Return the reader (.onnx) of the weights a run starts from: the shipped reader for the
+    shipped weights (run-time data, `vision.shipped`), else the .onnx beside the .pt."""
+    if weights.resolve() == SHIPPED_FACES.resolve():
+        return default_faces_path()
+    return weights.with_suffix(".onnx")
+
+
 def _base(config: TeachConfig) -> _Base:
     """Load the reader to fine-tune (`config.base`, else the shipped one)."""
     path = config.base or SHIPPED_FACES
@@ -339,7 +347,7 @@ def _teach_into(
         )
     replay, check = replay_sets
     progress("crops", 1, 1)
-    before_path = config.before or base.with_suffix(".onnx")
+    before_path = config.before or _base_reader(base)
     before_reader = FaceReader(before_path, threads=config.threads)
     held_set = _as_set(held)
     before = {"held_back": _score(before_reader, held_set), "shipped": _score(before_reader, check)}

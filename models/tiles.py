@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from base.dataset_files import DataYamlError, is_image, label_path
+from base.dataset_files import read_data_yaml as read_yaml
 from base.files import write_atomically
 
 MIN_INSIDE = 0.5
@@ -26,8 +27,6 @@ MIN_OVERLAP = 0.2
 """Neighbouring tiles overlap by at least this share of the tile (so a die is whole in one)."""
 MANIFEST = "templecam-tiles.json"
 """The file that marks a folder as a templecam tiled dataset."""
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-_CLASS_NAME = re.compile(r"^\s*-\s*(.+?)\s*$")
 
 
 class TileError(Exception):
@@ -115,66 +114,22 @@ def format_labels(boxes: np.ndarray, width: int, height: int) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _yaml_value(text: str, key: str) -> str | None:
-    """Return a top-level scalar of a simple YAML file (as written by `templecam synth`)."""
-    for line in text.splitlines():
-        if line.startswith(f"{key}:"):
-            value = line.split(":", 1)[1].strip()
-            if value.startswith('"'):
-                return str(json.loads(value))
-            return value.strip("'") or None
-    return None
-
-
 def read_data_yaml(path: Path) -> DataSpec:
-    """Read a data.yaml (path, train, val, names) with PyYAML when present, else simply."""
-    if not path.is_file():
-        raise TileError(f"{path} does not exist: give the data.yaml of a dataset")
+    """Read a data.yaml (path, train, val, names); raise `TileError` saying what is wrong."""
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise TileError(f"{path} is unreadable: {error}") from None
-    try:
-        import yaml
-
-        data = yaml.safe_load(text)
-    except ImportError:  # pragma: no cover - PyYAML comes with Ultralytics
-        data = {
-            "path": _yaml_value(text, "path"),
-            "train": _yaml_value(text, "train"),
-            "val": _yaml_value(text, "val"),
-            "names": [m.group(1) for m in map(_CLASS_NAME.match, text.splitlines()) if m],
-        }
-    except Exception as error:
-        raise TileError(f"{path} is not valid YAML: {error}") from None
-    if not isinstance(data, dict) or not data.get("train") or not data.get("names"):
-        raise TileError(f"{path} is not an Ultralytics data.yaml (needs train, val and names)")
-    root = Path(str(data.get("path") or path.parent)).expanduser()
-    if not root.is_absolute():
-        root = (path.parent / root).resolve()
-    names = data["names"]
-    if isinstance(names, dict):
-        names = [names[k] for k in sorted(names)]
-    train = root / str(data["train"])
-    val = root / str(data.get("val") or data["train"])
-    return DataSpec(root, train, val, tuple(str(n) for n in names))
-
-
-def label_path(image: Path) -> Path:
-    """Return the YOLO label file of an image (Ultralytics' images/ -> labels/ rule)."""
-    parts = list(image.parts)
-    for i in range(len(parts) - 1, -1, -1):
-        if parts[i] == "images":
-            parts[i] = "labels"
-            break
-    return Path(*parts).with_suffix(".txt")
+        data = read_yaml(path)
+        train = data.entries("train")[0]
+    except DataYamlError as error:
+        raise TileError(f"{error} (an Ultralytics data.yaml needs train, val and names)") from None
+    val = data.entries("val")[0] if data.splits.get("val") else train
+    return DataSpec(data.root, train, val, data.names)
 
 
 def list_images(folder: Path) -> list[Path]:
     """Return the images in a folder, sorted."""
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    return sorted(p for p in folder.iterdir() if is_image(p))
 
 
 def count_images(spec: DataSpec) -> dict[str, int]:

@@ -23,6 +23,7 @@ from typing import Any
 from base.files import write_atomically
 from models.offline import OFFLINE_TRAIN_ARGS, ultralytics_offline
 from models.tiles import DataSpec, TileError, count_images, read_data_yaml, tile_dataset
+from vision.model_contract import DetectorCard, set_props
 
 MODEL_YAML = Path(__file__).with_name("yolo-templecam.yaml")
 """The default architecture: a slim YOLOv8-style detector (see the file)."""
@@ -174,11 +175,7 @@ def add_onnx_metadata(path: Path, metadata: dict[str, str]) -> None:
     import onnx
 
     model = onnx.load(str(path))
-    kept = [p for p in model.metadata_props if p.key not in metadata]
-    del model.metadata_props[:]
-    model.metadata_props.extend(kept)
-    for key, value in metadata.items():
-        model.metadata_props.add(key=key, value=value)
+    set_props(model, metadata)
     onnx.save(model, str(path))
 
 
@@ -395,7 +392,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, 
         holdout["renderer"] = renderer_settings(config.holdout)
     log(f"train: exporting {config.out / 'best.onnx'}")
     onnx_path = export_onnx(
-        best_pt, config.out / "best.onnx", config.imgsz, {"tile": str(config.tile)}
+        best_pt, config.out / "best.onnx", config.imgsz, DetectorCard(tile=config.tile).to_props()
     )
     in_shape, out_shape = onnx_shapes(onnx_path)
     metrics = build_metrics(

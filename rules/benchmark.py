@@ -14,6 +14,7 @@ from rules.actions import all_open_actions
 from rules.engine import Game
 from rules.module_characters import ABILITIES
 from rules.modules import curse_cards_in_play, treasures_in_play
+from rules.modules_registry import MODULES
 from rules.simulate import PLAYER_COLOURS, random_events, roll
 from rules.vocabulary import SIDES
 
@@ -60,6 +61,9 @@ def _add_modules(setup: dict[str, Any], modules: tuple[str, ...]) -> None:
     if not modules:
         return
     setup["modules"] = list(modules)
+    rng = random.Random(7)  # the Queenie modules' choices: the same in every run
+    for module in modules:
+        setup.update(MODULES[module].random_setup_fields(rng, list(setup["players"])))
     if "quests" in modules:
         setup["quests"] = list(BENCH_QUESTS)
     if "characters" in modules:
@@ -95,10 +99,7 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
     rng = random.Random(seed)
     setup: dict[str, Any] = {"type": "setup", "players": list(PLAYER_COLOURS), "tiles": {}}
     _add_modules(setup, modules)
-    alone: dict[str, Any] = {**setup, "players": ["red"], "tiles": {}}
-    if "characters" in setup:
-        alone["characters"] = bench_characters(["red"])
-    base = Game.from_setup_line(alone).catalog
+    base = Game.from_setup_line(setup).catalog  # before its temple is laid: the whole pile
     tile_ids = [
         tid
         for tid in base
@@ -108,6 +109,11 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
         and base[tid].trap is None
         and base[tid].time is None
     ]
+    # The Queenie modules' chambers are never laid at set-up: they replace the first tiles of
+    # the grid once the game is set up (so that their open actions are priced too).
+    features = [tid for tid in tile_ids if base[tid].feature is not None]
+    tile_ids = [tid for tid in tile_ids if base[tid].feature is None]
+    del tile_ids[side * side - 1 :]
     extra = side * side - 1 - len(tile_ids)
     for index in range(extra):
         setup["tiles"][f"extra-{index}"] = {
@@ -126,6 +132,9 @@ def grid_temple_game(seed: int, side: int = 5, modules: tuple[str, ...] = ()) ->
         for tid, cell in zip(tile_ids, cells, strict=True)
     ]
     game = Game.from_setup_line(setup)
+    for tid, cell in zip(features, cells, strict=False):
+        old = game.temple.remove(cell)
+        game.temple.place(game.catalog[tid], cell, old.stairs)
     for player in game.players.values():
         # Placed straight on a cell: the scene is a snapshot, not a game played to get there.
         player.cell = rng.choice(cells)

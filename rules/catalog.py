@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -10,9 +11,12 @@ from typing import Any
 
 from rules.errors import RecordError
 from rules.finite import without_nulls
+from rules.shared_value import SharedValue
 from rules.vocabulary import KEY, PAYING_FACES, SIDES, TORCH
 
 TILE_KINDS = ("start", "exit", "chamber")
+FEATURE = re.compile(r"[a-z][a-z-]{0,31}")
+"""A Queenie chamber's feature word."""
 SPECIAL_KINDS = ("linked", "double", "chalice")
 QUEST_KINDS = ("altar", "ghost", "task", "tree", "obelisk")
 TRAP_KINDS = ("cliff-torch", "cliff-key", "invocation", "slide", "platform")
@@ -33,7 +37,7 @@ TIME_KINDS = (
 
 
 @dataclass(frozen=True)
-class GemSpec:
+class GemSpec(SharedValue):
     """The gem icons of a chamber: how many, which die icon activates them, and what k gems cost."""
 
     count: int
@@ -46,7 +50,7 @@ class GemSpec:
 
 
 @dataclass(frozen=True)
-class TileDef:
+class TileDef(SharedValue):
     """One chamber tile, with doors in its own frame (stairway facing S, always open)."""
 
     tile_id: str
@@ -74,6 +78,9 @@ class TileDef:
     time: str | None = None
     """A time chamber of module 8: `prohibition-1` ... `prohibition-4`, `sacrifice`, `lava-1`,
     `lava-2` or `torch`."""
+    feature: str | None = None
+    """A Queenie module's chamber (`pit`, `fountain`, `mirage`, ...): the module that adds the
+    tile gives the word its meaning."""
 
     @property
     def own_open_sides(self) -> frozenset[str]:
@@ -110,6 +117,8 @@ class TileDef:
             data["trap"] = self.trap
         if self.time is not None:
             data["time"] = self.time
+        if self.feature is not None:
+            data["feature"] = self.feature
         return data
 
 
@@ -157,6 +166,9 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
     time = data.get("time")
     if time is not None and time not in TIME_KINDS:
         raise RecordError(f"{where}: 'time' must be one of {', '.join(TIME_KINDS)}")
+    feature = data.get("feature")
+    if feature is not None and (not isinstance(feature, str) or not FEATURE.fullmatch(feature)):
+        raise RecordError(f"{where}: 'feature' must be a word of small letters and dashes")
     return TileDef(
         tile_id,
         name,
@@ -172,6 +184,7 @@ def parse_tile(tile_id: str, data: Any) -> TileDef:
         quest,
         trap,
         time,
+        feature,
     )
 
 

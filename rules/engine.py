@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import copy
+import logging
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar, NamedTuple
 
-from rules import module_characters as characters
-from rules import module_quests as quests
-from rules import module_special as special
-from rules import module_time as timed
-from rules import module_traps as traps
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_fields import check_fields
 from rules.finite import TooDeepError, non_finite_path, not_finite_message, without_nulls
 from rules.game_setup import SPARE_GEMS, Setup, parse_cell, parse_setup
-from rules.modules import CLAIM_COST, TREASURES, curse_cards_in_play, treasures_in_play
+from rules.module_protocol import Plan, Spends
+from rules.modules import curse_cards_in_play
+from rules.modules_registry import MODULES, PAYMENT_FIELDS, ModulePlan, module_event_types, plan_for
+from rules.open_action import describe_icons
 from rules.temple import PlacedTile, Temple
 from rules.vocabulary import (
     ADVENTURER,
@@ -32,6 +33,8 @@ from rules.vocabulary import (
     plural,
     side_towards,
 )
+
+log = logging.getLogger(__name__)
 
 MAX_TURNS_OF_FATE = 2
 CLOCK_EVENTS = frozenset({"countdown_start", "countdown_end", "collapse"})
@@ -98,16 +101,9 @@ class PlayerState:
             "dice": self.dice,
             "locked": self.locked,
         }
-        if "curses" in modules:
-            data["curses"] = list(self.curses)
-            data["curses_to_draw"] = self.curses_to_draw
-        if "treasures" in modules:
-            data["treasures"] = list(self.treasures)
-        if "special" in modules:
-            data["rear"] = self.rear
-        if "characters" in modules:
-            data["character"] = self.ability
-            data["charged"] = self.charged
+        for module_id, module in MODULES.items():
+            if module_id in modules:
+                data.update(module.player_json(self))
         return data
 
 
@@ -135,12 +131,6 @@ class JudgedLine(NamedTuple):
         return self.corrected_by is not None and self.replacement is None
 
 
-def describe_icons(icons: Mapping[str, int]) -> str:
-    """Write a multiset of icons in words: `1 adventurer and 2 keys`."""
-    parts = [plural(icons.get(face, 0), face) for face in FACES if face in icons]
-    return " and ".join(parts) if parts else "nothing"
-
-
 class Game:
     """A game of Escape in progress: the state, and the rules that change it."""
 
@@ -160,17 +150,15 @@ class Game:
         "correct",
     )
     """The basic game's event types; each is handled by the method `_<type>`."""
-    MODULE_EVENT_TYPES: ClassVar[dict[str, tuple[str, ...]]] = {
-        "curses": ("curse", "lift", "lose_die"),
-        "treasures": ("claim", "use"),
-        "illusions": (),
-        "special": ("activate_linked",),
-        "quests": ("sacrifice", "push_ghost", "task", "heal_tree"),
-        "characters": ("ability",),
-        "traps": ("climb", "summon", "platform"),
-        "time": ("time_up", "lava", "torch_task"),
-    }
-    """Event types a module adds, known only in games that play it."""
+    MODULE_EVENT_TYPES: ClassVar[dict[str, tuple[str, ...]]] = module_event_types()
+    """Event types a module adds, known only in games that play it (from the registry)."""
+
+    special: Any
+    quests: Any
+    traps: Any
+    time: Any
+    """The modules' states, as their `state_attr`s name them (None when not in play); declared
+    here for type checkers only: `__init__` sets every registered one."""
 
     @property
     def event_types(self) -> tuple[str, ...]:
@@ -185,12 +173,15 @@ class Game:
         for placement in setup.temple:
             self.temple.place(self.catalog[placement.tile_id], placement.cell, placement.stairs)
         self._discoverable_tiles = sum(tile.kind != "start" for tile in self.catalog.values())
+        self.under_pile: list[str] = []
+        self.curses_drawn: Counter[str] = Counter()
+        """Curse cards drawn so far, by card (module 1): none goes back into the pile."""
+        """Tiles put under the draw pile (vanished illusion chambers, page 13): drawn again only
+        once every tile above them is gone."""
         start = self.temple.start_cell()
         self.players: dict[str, PlayerState] = {
             pid: PlayerState(pid, start, setup.starting_dice) for pid in setup.players
         }
-        for pid, card in setup.characters.items():
-            self.players[pid].ability = card
         self.depot = setup.starting_depot
         self.spare = SPARE_GEMS
         self.turns_of_fate_used = 0
@@ -212,14 +203,15 @@ class Game:
         """Gems lying activated on Extra gem treasure tiles (module 2)."""
         self.secret_passages: list[tuple[Cell, Cell]] = []
         """Chambers joined by a secret passage (module 2), usable by everyone."""
-        self.special = special.SpecialState() if "special" in setup.modules else None
-        """Module 4's state (the chalice, the linked chambers, the Large torch), or None."""
-        self.quests = quests.QuestState(setup.quests) if "quests" in setup.modules else None
-        """Module 5's state (quest markers, the altar, the ghost, task tiles), or None."""
-        self.traps = traps.TrapState(setup.traps) if "traps" in setup.modules else None
-        """Module 7's state (who is stuck on a cliff, the moving platform), or None."""
-        self.time = timed.TimeState(setup.time_chambers) if "time" in setup.modules else None
-        """Module 8's state (the sand timers, time tokens, sacrifice dice), or None."""
+        self._plan: ModulePlan = plan_for(tuple(setup.modules))
+        """The modules in play and their hooks (shared by every copy of the game)."""
+        for module_id, module in MODULES.items():
+            if module.state_attr is not None:
+                # A module's state (e.g. `special`, `quests`, `traps`, `time`), or None.
+                state = module.create_state(setup) if module_id in self._plan.ids else None
+                setattr(self, module.state_attr, state)
+        for hook in self._plan.hooks["on_start"]:
+            hook(self)
 
     @classmethod
     def from_setup_line(cls, line: Any) -> Game:
@@ -232,7 +224,7 @@ class Game:
     def keys_to_escape(self) -> int:
         """Keys one player must show by himself to escape: the gems in the depot plus one (and
         module 5's obelisk gem tiles still on the depot)."""
-        return self.depot + 1 + quests.extra_keys(self)
+        return self.depot + 1 + sum(hook(self) for hook in self._plan.hooks["extra_keys"])
 
     @property
     def turns_of_fate_left(self) -> int:
@@ -266,6 +258,18 @@ class Game:
             if tile.kind != "start" and not self.temple.is_placed(tile.tile_id)
         ]
 
+    def curses_left(self) -> dict[str, int]:
+        """Cards of each kind still in the curse pile (module 1), by card id."""
+        cards = curse_cards_in_play(self.setup.modules)
+        return {k: card.copies - self.curses_drawn[k] for k, card in cards.items()}
+
+    def drawable_tiles(self) -> list[TileDef]:
+        """Return the tiles of the draw pile that may be drawn now: those put under the pile
+        wait until every tile above them is gone."""
+        pile = self.unplaced_tiles()
+        above = [tile for tile in pile if tile.tile_id not in self.under_pile]
+        return above or pile
+
     def state_json(self) -> dict[str, Any]:
         """Return the state exactly as `templecam replay --json` prints it."""
         return {
@@ -282,27 +286,16 @@ class Game:
     def _modules_json(self) -> dict[str, Any]:
         """The modules' part of the state (nothing for the basic game)."""
         data: dict[str, Any] = {}
-        if "treasures" in self.setup.modules:
-            data.update(
-                treasure_cells=[list(cell) for cell in self.treasure_cells],
-                secret_passages=[[list(a), list(b)] for a, b in self.secret_passages],
-                extra_gems=self.extra_gems,
-            )
-        if self.special is not None:
-            data.update(self.special.to_json())
-        if self.quests is not None:
-            data.update(self.quests.to_json())
-        if self.traps is not None:
-            data.update(self.traps.to_json())
-        if self.time is not None:
-            data.update(self.time.to_json())
+        for hook in self._plan.hooks["state_json"]:
+            data.update(hook(self))
         return data
 
     @property
     def clock_events(self) -> frozenset[str]:
-        """The events the dashboard's clock emits in this game: the soundtrack's, and module
-        8's `time_up` when a sand timer runs out."""
-        return CLOCK_EVENTS | {"time_up"} if self.time is not None else CLOCK_EVENTS
+        """The events the dashboard's clock emits in this game: the soundtrack's, and those of
+        its modules (module 8's `time_up` when a sand timer runs out)."""
+        extra = self._plan.clock_events
+        return CLOCK_EVENTS | extra if extra else CLOCK_EVENTS
 
     def connected(self, a: Cell, b: Cell) -> bool:
         """Tell whether one may walk from `a` to `b`: open doors, or a secret passage."""
@@ -324,12 +317,18 @@ class Game:
     def copy(self) -> Game:
         """Return an independent copy (for what-if questions and undo)."""
         # Past lines and accepted events are never changed in place: the copy shares them.
-        memo = {
+        memo: dict[int, Any] = {
+            id(self.catalog): self.catalog,  # the setup's, never changed by play
             id(self.lines): list(self.lines),
             id(self.accepted): list(self.accepted),
             id(self.accepted_lines): list(self.accepted_lines),
         }
         return copy.deepcopy(self, memo)
+
+    def check(self, event: Any) -> Verdict:
+        """Judge `event` as the next line without applying it: the verdict `apply` would give,
+        the game unchanged (it is judged on a copy, which shares every immutable part)."""
+        return self.copy().apply(event)
 
     # ----- applying events -----------------------------------------------------------------
 
@@ -364,17 +363,42 @@ class Game:
         if index < len(self.lines) and self.lines[index].line == target:
             self.lines[index] = self.lines[index]._replace(undone_by=number)
 
+    def withdraw(self, line: int) -> None:
+        """Forget event line `line`, the last one applied (its record write failed): the game
+        is exactly as it was before that line was given."""
+        if not self.lines or self.lines[-1].line != line:
+            raise ValueError(f"line {line} is not the last line applied")
+        self._rebuild(self.lines[:-1])
+
+    def _rebuild(self, lines: list[JudgedLine]) -> None:
+        """Become the game that the setup and `lines`, as written, replay to (as a saved record
+        is replayed: corrections and undos are judged again in order)."""
+        rebuilt = Game(self.setup)
+        for judged in lines:
+            rebuilt.apply(judged.event, judged.line)
+        self.__dict__.update(rebuilt.__dict__)
+
     def _judge(self, event: Any, line: int) -> Verdict:
         self._line_now = line
-        clock = None if self.time is None else self.time.now
+        judging = self._plan.judging
+        saved: list[Any] = []
         try:
             handler, fields = self._handler_for(event)
-            timed.see_clock(self, fields)
+            saved = [module.before_judge(self, fields) for module in judging]
             handler(fields)
         except Rejection as rejection:
-            if self.time is not None and clock is not None:
-                self.time.now = clock
+            for module, before in zip(judging, saved, strict=False):
+                module.on_rejected(self, before)
             return Verdict(False, rejection.reason)
+        except Exception as error:  # a bug of the engine: refuse the event, never half-apply it
+            log.exception("the rules engine failed on line %d: %r", line, event)
+            self._rebuild(list(self.lines))
+            self._line_now = line
+            return Verdict(
+                False,
+                f"the rules engine could not judge this event ({type(error).__name__}); "
+                "it changed nothing. Please report it with the saved game",
+            )
         if event["type"] not in RECORD_EDITS:
             self.accepted.append(event)
             self.accepted_lines.append(line)
@@ -409,6 +433,12 @@ class Game:
             raise Rejection("'t' must be the game clock in seconds, a number from 0 up")
         if self.outcome != "running" and not (kind in RECORD_EDITS and self.outcome == "won"):
             raise Rejection(f"the game is over: it was {self.outcome}")
+        check_fields(event)
+        for hook in self._plan.hooks["check_event"]:
+            hook(self, event)
+        module = self._plan.handlers.get(kind)
+        if module is not None:
+            return partial(module.handle, self), event
         return getattr(self, f"_{kind}"), event
 
     # ----- field readers (raise Rejection on malformed input) -----------------------------
@@ -465,8 +495,12 @@ class Game:
                 f"{names} {verb} no dice showing yet: roll first "
                 f"({describe_icons(need)} needed {purpose})"
             )
-        worth = characters.any_payment_ability(self, payers)
-        views = [characters.payment_view(self, p, need) if worth else p.showing for p in payers]
+        worth = None
+        for hook in self._plan.hooks["pays_differently"]:
+            if hook(self, payers):
+                worth = hook.__self__
+                break
+        views = [worth.payment_view(self, p, need) if worth else p.showing for p in payers]
         pooled: Counter[str] = Counter()
         for view in views:
             pooled.update(view)
@@ -489,7 +523,7 @@ class Game:
             used = Counter({icon: min(view[icon], n) for icon, n in remaining.items()})
             used = +used
             if used:
-                plan.append((payer, characters.real_dice(self, payer, used) if worth else used))
+                plan.append((payer, worth.real_dice(self, payer, used) if worth else used))
                 remaining.subtract(used)
         return plan
 
@@ -500,51 +534,26 @@ class Game:
         need: Counter[str],
         purpose: str,
     ) -> tuple[list[tuple[PlayerState, Counter[str]]], list[tuple[PlayerState, str]]]:
-        """Work out a payment in dice and in treasures (module 2: `treasures` lists double keys
-        and double torches the payers spend with the action, each serving as two icons)."""
-        spends = self._treasure_spends(event, payers, need)
+        """Work out a payment in dice and in what the modules let the payers spend besides
+        (module 2: `treasures` lists double keys and double torches spent with the action,
+        each serving as two icons)."""
+        for name, module_id in PAYMENT_FIELDS.items():
+            if event.get(name):
+                self._module(module_id, event)
+        spends: Spends = []
         bonus: Counter[str] = Counter()
-        for _, treasure_id in spends:
-            bonus.update(TREASURES[treasure_id].icons)
+        for hook in self._plan.hooks["spends"]:
+            icons, spent = hook(self, event, payers, need)
+            bonus.update(icons)
+            spends.extend(spent)
         return self._payment(payers, +(need - bonus), purpose), spends
 
-    def _treasure_spends(
-        self, event: Mapping[str, Any], payers: list[PlayerState], need: Counter[str]
-    ) -> list[tuple[PlayerState, str]]:
-        listed = event.get("treasures", [])
-        if not listed:
-            return []
-        self._module("treasures", event)
-        if not isinstance(listed, list) or any(not isinstance(t, str) for t in listed):
-            raise Rejection("'treasures' must list treasure ids, e.g. [\"double_key\"]")
-        spends: list[tuple[PlayerState, str]] = []
-        held = {p.player_id: Counter(p.treasures) for p in payers}
-        for treasure_id in listed:
-            tile = TREASURES.get(treasure_id)
-            if tile is None or not tile.icons:
-                raise Rejection(
-                    f"{treasure_id!r} is not a treasure that serves as icons "
-                    "(double_key, double_torch)"
-                )
-            owner = next((p for p in payers if held[p.player_id][treasure_id] > 0), None)
-            if owner is None:
-                names = " and ".join(p.player_id for p in payers)
-                raise Rejection(f"{names} {'holds' if len(payers) == 1 else 'hold'} no {tile.name}")
-            if not any(icon in need for icon in tile.icons):
-                raise Rejection(f"the {tile.name} serves as {tile.icons[0]}s: none are needed here")
-            held[owner.player_id][treasure_id] -= 1
-            spends.append((owner, treasure_id))
-        return spends
-
-    def _settle(
-        self,
-        plan: list[tuple[PlayerState, Counter[str]]],
-        spends: list[tuple[PlayerState, str]],
-    ) -> None:
-        """Pay what `_charge` worked out: the dice used and the treasures spent."""
+    def _settle(self, plan: Plan, spends: Spends) -> None:
+        """Pay what `_charge` worked out: the dice used and what the modules' spends took."""
         self._pay(plan)
-        for owner, treasure_id in spends:
-            owner.treasures.remove(treasure_id)
+        if spends:
+            for hook in self._plan.hooks["settle_spends"]:
+                hook(self, spends)
 
     def _module(self, module: str, event: Mapping[str, Any]) -> None:
         if module not in self.setup.modules:
@@ -553,11 +562,77 @@ class Game:
                 f"{', '.join(self.setup.modules) or 'no module'}"
             )
 
-    def _not_trapped(self, player: PlayerState, doing: str) -> None:
-        if "trap" in player.curses:
-            raise Rejection(
-                f"{player.player_id} is cursed (Trap): he may not {doing} until the curse is lifted"
-            )
+    @property
+    def modules_in_play(self) -> tuple[Any, ...]:
+        """The modules this game plays (their protocol objects), in the registry's order."""
+        return self._plan.modules
+
+    def module_hooks(self, hook: str) -> tuple[Any, ...]:
+        """The bound hooks of the modules in play that implement `hook`, in the order they run
+        (rules/module_protocol.py's `HOOKS`)."""
+        return self._plan.hooks[hook]
+
+    # ----- the view modules see the game through (rules/module_protocol.py's GameView) -----
+
+    def require(self, module: str, event: Mapping[str, Any]) -> None:
+        """Refuse the event unless `module` is in play."""
+        self._module(module, event)
+
+    def active_player(self, event: Mapping[str, Any], name: str = "player") -> PlayerState:
+        """The player an event names, still inside the temple."""
+        return self._active_player(event, name)
+
+    def lookup(self, pid: Any) -> PlayerState:
+        """The player with this id (raises Rejection for an unknown one)."""
+        return self._lookup(pid)
+
+    def still_inside(self, player: PlayerState) -> PlayerState:
+        """The player, refused once he escaped."""
+        return self._still_inside(player)
+
+    def whole(self, event: Mapping[str, Any], name: str, default: int | None = None) -> int:
+        """The whole number an event's field holds."""
+        return self._whole(event, name, default)
+
+    def read_cell(self, event: Mapping[str, Any], name: str = "cell") -> Cell:
+        """The cell an event names."""
+        return self._cell(event, name)
+
+    def charge(
+        self, event: Mapping[str, Any], payers: list[PlayerState], need: Counter[str], purpose: str
+    ) -> tuple[Plan, Spends]:
+        """Work out a payment (raises Rejection when the payers cannot pay)."""
+        return self._charge(event, payers, need, purpose)
+
+    def settle(self, plan: Plan, spends: Spends) -> None:
+        """Pay what `charge` worked out."""
+        self._settle(plan, spends)
+
+    def remove_die(self, player: PlayerState) -> None:
+        """Take one die away from the player."""
+        self._remove_die(player)
+
+    def check_may_move(self, player: PlayerState, doing: str) -> None:
+        """Every module's `check_may_move` (module 1's Trap curse)."""
+        for hook in self._plan.hooks["check_may_move"]:
+            hook(self, player, doing)
+
+    def check_leave(
+        self, player: PlayerState, there: Cell | None, doing: str, discovering: bool = False
+    ) -> None:
+        """Every module's `check_leave` (module 7's cliffs, platform and slide)."""
+        for hook in self._plan.hooks["check_leave"]:
+            hook(self, player, there, doing, discovering)
+
+    def check_allowed(self, what: str) -> None:
+        """Every module's `check_allowed` (module 8's prohibitions)."""
+        for hook in self._plan.hooks["check_allowed"]:
+            hook(self, what)
+
+    def check_way(self, player: PlayerState, here: Cell, there: Cell, doing: str) -> None:
+        """Every module's `check_way` (module 4's inner walls)."""
+        for hook in self._plan.hooks["check_way"]:
+            hook(self, player, here, there, doing)
 
     @staticmethod
     def _shared(
@@ -608,13 +683,17 @@ class Game:
                 f"{player.player_id} has {plural(player.locked, 'locked die')} that must still "
                 f"show black masks, but only {black} shown"
             )
+        for hook in self._plan.hooks["check_roll"]:
+            hook(self, player, faces)
         player.locked = black
         player.showing = Counter(face for face in faces if face != BLACK_MASK)
         player.rolled = True
+        for hook in self._plan.hooks["after_roll"]:
+            hook(self, player)
 
     def _discover(self, event: Mapping[str, Any]) -> None:
         player = self._active_player(event)
-        self._not_trapped(player, "discover a chamber")
+        self.check_may_move(player, "discover a chamber")
         cell = self._cell(event)
         tile_id = event.get("tile")
         if not isinstance(tile_id, str) or tile_id not in self.catalog:
@@ -624,6 +703,12 @@ class Game:
             raise Rejection(f"{tile.name} ({tile_id}) is already in the temple")
         if tile.kind == "start":
             raise Rejection("the starting chamber is never discovered: it is placed at set-up")
+        if tile not in self.drawable_tiles():
+            above = len(self.unplaced_tiles()) - len(self.under_pile)
+            raise Rejection(
+                f"the {tile.name} vanished under the draw pile (page 13): it is drawn again only "
+                f"once the {plural(above, 'tile')} above it are gone"
+            )
         if self.temple.at(cell) is not None:
             raise Rejection(f"cell {list(cell)} already holds a chamber")
         here = player.cell
@@ -641,8 +726,8 @@ class Game:
                 f"{chamber.tile.name} has a wall on its {door} side: "
                 "no chamber can be discovered there"
             )
-        special.check_leave(self, player, here, cell, "discover a chamber")
-        traps.check_leave(self, player, cell, "discover a chamber")
+        self.check_way(player, here, cell, "discover a chamber")
+        self.check_leave(player, cell, "discover a chamber", discovering=True)
         stairs = event.get("stairs", opposite(door))
         if stairs not in SIDES:
             raise Rejection("'stairs' must be one of N, E, S, W")
@@ -651,23 +736,23 @@ class Game:
                 f"the stairway must face {player.player_id}'s chamber: stairs {opposite(door)}, "
                 f"not {stairs}"
             )
-        plan, spends = self._charge(
-            event, [player], Counter(DIE_ICONS_TO_DISCOVER), "to discover a chamber"
+        need = Counter(DIE_ICONS_TO_DISCOVER)
+        for hook in self._plan.hooks["discover_need"]:
+            need = hook(self, player, tile, need)
+        purpose = (
+            "to discover a chamber" if need == DIE_ICONS_TO_DISCOVER else f"to discover {tile.name}"
         )
+        plan, spends = self._charge(event, [player], need, purpose)
         self.temple.place(tile, cell, stairs)
+        if tile_id in self.under_pile:
+            self.under_pile.remove(tile_id)
         self._settle(plan, spends)
-        special.on_discover(self, tile, cell)
-        quests.on_discover(self, tile, cell)
-        timed.on_discover(self, tile, cell)
-        traps.on_discover(self, player, tile, cell)
-        if tile.curse and "curses" in self.setup.modules:
-            player.curses_to_draw += 1
-        if tile.treasure and "treasures" in self.setup.modules:
-            self.treasure_cells.append(cell)
+        for hook in self._plan.hooks["on_discover"]:
+            hook(self, player, tile, cell)
 
     def _enter(self, event: Mapping[str, Any]) -> None:
         player = self._active_player(event)
-        self._not_trapped(player, "enter a chamber")
+        self.check_may_move(player, "enter a chamber")
         cell = self._cell(event)
         here = player.cell
         assert here is not None
@@ -681,24 +766,27 @@ class Game:
                 f"{target.tile.name} at {list(cell)} is not next to {player.player_id}'s chamber"
             )
         through = self.connected(here, cell)
-        if not through and not characters.wall_entry(self, player, event, target):
+        if not through and not any(
+            hook(self, player, event, target) for hook in self._plan.hooks["wall_entry"]
+        ):
             raise Rejection(
                 f"a wall blocks the way from {list(here)} to {target.tile.name} at {list(cell)}"
             )
-        special.check_leave(self, player, here, cell, "leave")
-        timed.check(self, "movement")
+        self.check_way(player, here, cell, "leave")
+        self.check_allowed("movement")
         if target.tile.kind == "start":
-            timed.check(self, "start")
-        traps.check_leave(self, player, cell, "leave his chamber")
-        quests.check_enter(self, target.tile)
-        need = characters.enter_need(self, player, event, Counter(target.tile.enter), through)
-        need = special.entry_need(self, player, need, event)
+            self.check_allowed("start")
+        self.check_leave(player, cell, "leave his chamber")
+        for hook in self._plan.hooks["check_enter_tile"]:
+            hook(self, target.tile)
+        need = Counter(target.tile.enter)
+        for hook in self._plan.hooks["entry_need"]:
+            need = hook(self, player, event, need, through)
         plan, spends = self._charge(event, [player], need, f"to enter {target.tile.name}")
         player.cell = cell
         self._settle(plan, spends)
-        special.after_enter(self, player, here, event)
-        timed.on_enter(self, player, cell)
-        characters.after_enter(self, player, event, through)
+        for hook in self._plan.hooks["after_enter"]:
+            hook(self, player, here, event, through)
 
     def _activate(self, event: Mapping[str, Any]) -> None:
         cell = self._cell(event)
@@ -715,8 +803,9 @@ class Game:
         for payer in payers:
             if payer.cell != cell:
                 raise Rejection(f"{payer.player_id} is not inside {chamber.tile.name}")
-        special.check_activate(self, chamber, payers)
-        timed.check(self, "gems")
+        for hook in self._plan.hooks["check_activate"]:
+            hook(self, chamber, payers)
+        self.check_allowed("gems")
         spec = chamber.tile.gems
         if spec is None:
             raise Rejection(f"{chamber.tile.name} has no gem icons")
@@ -727,7 +816,10 @@ class Game:
             )
         if not 1 <= gems <= spec.count:
             raise Rejection(f"{chamber.tile.name} can take 1 to {spec.count} gems, not {gems}")
-        need, priest = characters.offering(self, event, spec, Counter({spec.icon: spec.cost(gems)}))
+        need, priest = Counter({spec.icon: spec.cost(gems)}), None
+        for hook in self._plan.hooks["offering"]:
+            need, token = hook(self, event, spec, need)
+            priest = priest if token is None else token
         if gems >= 2 and len(payers) < 2 and priest is None:
             raise Rejection(f"activating {gems} gems at once takes at least two players")
         if self.depot < gems:
@@ -738,14 +830,17 @@ class Game:
         self.depot -= gems
         chamber.gems = gems
         self._settle(plan, spends)
-        characters.after_offering(priest)
+        for hook in self._plan.hooks["after_activate"]:
+            hook(priest)
+        for hook in self._plan.hooks["after_gems"]:
+            hook(self, chamber, payers)
 
     def _unlock(self, event: Mapping[str, Any]) -> None:
         player = self._active_player(event)
         helper = self._active_player(event, "by") if "by" in event else player
         count = self._whole(event, "count")
-        timed.check(self, "golden_masks")
-        limit = characters.unlock_limit(self, helper)
+        self.check_allowed("golden_masks")
+        limit = max((hook(self, helper) for hook in self._plan.hooks["unlock_limit"]), default=2)
         if count not in (1, 2) and not 1 <= count <= limit:
             if limit == 3:
                 raise Rejection("the Doc's golden mask frees 1 to 3 black masks")
@@ -760,10 +855,8 @@ class Game:
                 f"{player.player_id} has {plural(player.locked, 'locked die')}, "
                 f"{count} cannot be freed"
             )
-        if count > 1 and "mask" in helper.curses:
-            raise Rejection(
-                f"{helper.player_id} is cursed (Mask): his golden mask frees only 1 black mask"
-            )
+        for hook in self._plan.hooks["check_unlock"]:
+            hook(self, helper, count)
         plan = self._payment([helper], Counter({GOLDEN_MASK: 1}), "to break a curse")
         self._pay(plan)
         player.locked -= count
@@ -773,7 +866,10 @@ class Game:
         chamber = self.chamber_of(player)
         if chamber is None or chamber.tile.kind != "exit":
             raise Rejection(f"{player.player_id} is not in the exit chamber")
-        quests.check_escape(self)
+        for hook in self._plan.hooks["check_escape"]:
+            hook(self)
+        for hook in self._plan.hooks["check_escaper"]:
+            hook(self, player)
         plan, spends = self._charge(
             event, [player], Counter({KEY: self.keys_to_escape}), "to escape"
         )
@@ -785,7 +881,8 @@ class Game:
         player.showing = Counter()
         if all(p.escaped for p in self.players.values()):
             # Module 4 (page 15): the chalice left inside the temple loses the game.
-            self.outcome = "lost" if special.chalice_lost(self) else "won"
+            lost = any(hook(self) for hook in self._plan.hooks["loses_at_last_escape"])
+            self.outcome = "lost" if lost else "won"
 
     def _give_die(self, event: Mapping[str, Any]) -> None:
         giver = self._player(event, "from")
@@ -817,62 +914,6 @@ class Game:
         for player in self.players.values():
             player.locked = 0
 
-    # ----- module 1: curses ---------------------------------------------------------------------
-
-    def _curse(self, event: Mapping[str, Any]) -> None:
-        """A curse card drawn for a purple mask the player discovered (page 10)."""
-        self._module("curses", event)
-        player = self._active_player(event)
-        card = self._curse_card(event)
-        if player.curses_to_draw < 1:
-            raise Rejection(
-                f"{player.player_id} has no curse card to draw: a card is drawn by the player "
-                "who discovers a chamber with a purple mask"
-            )
-        player.curses_to_draw -= 1
-        if card.card_id in player.curses:
-            return  # a second copy of a curse in front of him: discarded without effect
-        player.curses.append(card.card_id)
-        if card.card_id == "broken_die":
-            self._remove_die(player)
-
-    def _lift(self, event: Mapping[str, Any]) -> None:
-        """The cursed player rolls the card's icons by himself and lifts the curse (page 10)."""
-        self._module("curses", event)
-        player = self._active_player(event)
-        card = self._curse_card(event)
-        if card.card_id not in player.curses:
-            raise Rejection(f"{player.player_id} is not cursed with {card.name}")
-        plan, spends = self._charge(
-            event, [player], card.lift_need, f"to lift the curse {card.name} (by himself)"
-        )
-        self._settle(plan, spends)
-        player.curses.remove(card.card_id)
-        if card.card_id == "broken_die":
-            player.dice += 1  # the die on the card comes back, to be rolled
-
-    def _lose_die(self, event: Mapping[str, Any]) -> None:
-        """A die of a player cursed with Lost dice fell off the table: it is lost for good."""
-        self._module("curses", event)
-        player = self._active_player(event)
-        if "lost_dice" not in player.curses:
-            raise Rejection(
-                f"{player.player_id} is not cursed with Lost dice: a die that falls off the "
-                "table is simply picked up"
-            )
-        if player.dice < 1:
-            raise Rejection(f"{player.player_id} has no die left to lose")
-        self._remove_die(player)
-
-    def _curse_card(self, event: Mapping[str, Any]) -> Any:
-        card_id = event.get("card")
-        if card_id is None:
-            raise Rejection(f"the {event['type']} event needs a 'card' field")
-        cards = curse_cards_in_play(self.setup.modules)
-        if card_id not in cards:
-            raise Rejection(f"unknown curse card {card_id!r} (cards: {', '.join(cards)})")
-        return cards[card_id]
-
     @staticmethod
     def _remove_die(player: PlayerState) -> None:
         """Take one die away: one not showing anything where there is one, else a showing one
@@ -889,173 +930,25 @@ class Game:
                 player.locked -= 1
         player.dice -= 1
 
-    # ----- module 2: treasures ------------------------------------------------------------------
-
-    def _claim(self, event: Mapping[str, Any]) -> None:
-        """An adventurer in the chamber rolls two keys and takes its treasure tile (page 10)."""
-        self._module("treasures", event)
-        player = self._active_player(event)
-        treasure = self._treasure_id(event)
-        cell = player.cell
-        assert cell is not None
-        if cell not in self.treasure_cells:
-            chamber = self.temple.at(cell)
-            name = chamber.tile.name if chamber else "his chamber"
-            raise Rejection(f"there is no treasure tile in {name}, where {player.player_id} is")
-        plan, spends = self._charge(event, [player], Counter(CLAIM_COST), "to claim a treasure")
-        self._settle(plan, spends)
-        self.treasure_cells.remove(cell)
-        player.treasures.append(treasure)
-
-    def _use(self, event: Mapping[str, Any]) -> None:
-        """A treasure used on its own (healing mask, secret passage, teleport, extra gem)."""
-        self._module("treasures", event)
-        player = self._active_player(event)
-        treasure = self._treasure_id(event)
-        tile = TREASURES[treasure]
-        if treasure not in player.treasures:
-            raise Rejection(f"{player.player_id} holds no {tile.name}")
-        if tile.icons:
-            raise Rejection(
-                f"the {tile.name} is spent with an action: list it in that action's 'treasures'"
-            )
-        if treasure == "healing_mask":
-            for other in self.players.values():
-                other.locked = 0
-        elif treasure == "secret_passage":
-            self._secret_passage(event)
-        elif treasure == "teleport":
-            self._teleport(player, event)
-        elif treasure == "extra_gem":
-            if self.depot < 1:
-                raise Rejection("the depot holds no gem for the Extra gem")
-            self.depot -= 1
-            self.extra_gems += 1
-        elif treasure == "large_torch":
-            special.lay_large_torch(self, player)
-        player.treasures.remove(treasure)
-
-    def _secret_passage(self, event: Mapping[str, Any]) -> None:
-        cells = event.get("cells")
-        if not isinstance(cells, list) or len(cells) != 2:
-            raise Rejection("the Secret passage needs 'cells': the two chambers it joins")
-        try:
-            a, b = (parse_cell(c, "'cells'") for c in cells)
-        except ValueError as error:
-            raise Rejection(str(error)) from None
-        if self.temple.at(a) is None or self.temple.at(b) is None:
-            raise Rejection("the Secret passage joins two chambers of the temple")
-        if side_towards(a, b) is None:
-            raise Rejection("the Secret passage joins two adjacent chambers")
-        if self.connected(a, b):
-            raise Rejection("those chambers already have an open passage between them")
-        self.secret_passages.append((a, b))
-
-    def _teleport(self, player: PlayerState, event: Mapping[str, Any]) -> None:
-        cell = self._cell(event)
-        if cell == player.cell:
-            raise Rejection(f"{player.player_id} is already there")
-        if not any(p is not player for p in self.players_in(cell)):
-            raise Rejection("the Teleport moves you only to a chamber holding another adventurer")
-        self._not_trapped(player, "enter a chamber")
-        traps.check_leave(self, player, None, "teleport")
-        timed.check(self, "movement")
-        player.cell = cell
-        # In a double chamber he lands in the half of the first adventurer there (module 4).
-        player.rear = next(p.rear for p in self.players_in(cell) if p is not player)
-
-    def _treasure_id(self, event: Mapping[str, Any]) -> str:
-        treasure = event.get("treasure")
-        if treasure is None:
-            raise Rejection(f"the {event['type']} event needs a 'treasure' field")
-        tiles = treasures_in_play(self.setup.modules)
-        if treasure not in tiles:
-            raise Rejection(f"unknown treasure {treasure!r} (treasures: {', '.join(tiles)})")
-        return str(treasure)
-
-    # ----- module 4: special chambers (the logic is in rules/module_special.py) ----------------
-
-    def _activate_linked(self, event: Mapping[str, Any]) -> None:
-        """One gem in each of 2 or 3 linked chambers, activated together, once (page 14)."""
-        self._module("special", event)
-        special.activate_linked(self, event)
-
-    # ----- module 5: quest chambers (the logic is in rules/module_quests.py) -------------------
-
-    def _sacrifice(self, event: Mapping[str, Any]) -> None:
-        """1 or 2 dice placed on the altar (page 17)."""
-        self._module("quests", event)
-        quests.sacrifice(self, event)
-
-    def _push_ghost(self, event: Mapping[str, Any]) -> None:
-        """The ghost pushed into the next chamber with 2 torches (page 18)."""
-        self._module("quests", event)
-        quests.push_ghost(self, event)
-
-    def _task(self, event: Mapping[str, Any]) -> None:
-        """A task tile's icons rolled in the task chamber (page 18)."""
-        self._module("quests", event)
-        quests.task(self, event)
-
-    def _heal_tree(self, event: Mapping[str, Any]) -> None:
-        """The tree of life healed with golden masks (page 19)."""
-        self._module("quests", event)
-        quests.heal_tree(self, event)
-
-    # ----- module 6: characters (the logic is in rules/module_characters.py) -------------------
-
-    def _ability(self, event: Mapping[str, Any]) -> None:
-        """A character card used on its own (page 21)."""
-        self._module("characters", event)
-        characters.use_ability(self, event)
-
-    # ----- module 7: trap chambers (the logic is in rules/module_traps.py) ---------------------
-
-    def _climb(self, event: Mapping[str, Any]) -> None:
-        """Off the cliff with its 3 icons, rolled alone (page 23)."""
-        self._module("traps", event)
-        traps.climb(self, event)
-
-    def _summon(self, event: Mapping[str, Any]) -> None:
-        """3 keys in the invocation chamber summon every adventurer (page 23)."""
-        self._module("traps", event)
-        traps.summon(self, event)
-
-    def _platform(self, event: Mapping[str, Any]) -> None:
-        """The moving platform moved round the temple to where its stairway meets a door."""
-        self._module("traps", event)
-        traps.move_platform(self, event)
-
-    # ----- module 8: time chambers (the logic is in rules/module_time.py) ----------------------
-
-    def _time_up(self, event: Mapping[str, Any]) -> None:
-        """A sand timer ran out (page 24); the dashboard's clock emits it."""
-        self._module("time", event)
-        timed.time_up(self, event)
-
-    def _lava(self, event: Mapping[str, Any]) -> None:
-        """7 torches rolled together in a lava chamber in time (page 25)."""
-        self._module("time", event)
-        timed.cool_lava(self, event)
-
-    def _torch_task(self, event: Mapping[str, Any]) -> None:
-        """The torch chamber's next task mastered in time (page 25)."""
-        self._module("time", event)
-        timed.torch_task(self, event)
+    # ----- the clock ----------------------------------------------------------------------
 
     def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
         n = self._whole(event, "n")
+        if not allowed:
+            raise Rejection("this game's one countdown ends with the collapse: no door slams")
         if n not in allowed:
             raise Rejection(f"'n' must be {' or '.join(map(str, allowed))} for {event['type']}")
         return n
 
     def _countdown_start(self, event: Mapping[str, Any]) -> None:
-        self._countdown_number(event, (1, 2, 3))
+        self._countdown_number(event, self.setup.countdowns)
 
     def _countdown_end(self, event: Mapping[str, Any]) -> None:
-        self._countdown_number(event, (1, 2))
+        self._countdown_number(event, self.setup.countdowns[:-1])  # the last: the collapse
         start = self.temple.start_cell()
-        safe = special.safe_cells(self, start)
+        safe = {start}
+        for hook in self._plan.hooks["safe_cells"]:
+            safe |= hook(self, start)
         for player in self.players.values():
             if not player.inside or player.cell in safe or player.dice == 0:
                 continue
@@ -1065,28 +958,11 @@ class Game:
             else:
                 player.showing = Counter()
                 player.rolled = False
-        characters.recharge(self)
-        gone = self._illusions_vanish(start) if "illusions" in self.setup.modules else []
-        special.after_slam(self, gone, start)
-        if self.quests is not None and self.quests.ghost in gone:
-            self.quests.ghost = start  # the ghost on a vanished illusion chamber: back to start
-
-    def _illusions_vanish(self, start: Cell) -> list[Cell]:
-        """Module 3 (page 13): after the door slams, every illusion chamber leaves the temple
-        for the bottom of the pile, its activated gems to the box (they still count: the depot
-        keeps its count), anyone on it back to the starting chamber. The die such a player
-        loses is the one the door slam took: he did not make it to safety in time."""
-        gone = [placed.cell for placed in self.temple if placed.tile.illusion]
-        for cell in gone:
-            self.temple.remove(cell)
-            for player in self.players.values():
-                if player.inside and player.cell == cell:
-                    player.cell, player.rear = start, False
-        self.secret_passages = [
-            (a, b) for a, b in self.secret_passages if a not in gone and b not in gone
-        ]
-        self.treasure_cells = [cell for cell in self.treasure_cells if cell not in gone]
-        return gone
+        gone: list[Cell] = []
+        for hook in self._plan.hooks["on_slam"]:
+            gone.extend(hook(self, start))
+        for hook in self._plan.hooks["after_slam"]:
+            hook(self, gone, start)
 
     def _collapse(self, event: Mapping[str, Any]) -> None:
         self.outcome = "lost"

@@ -12,13 +12,19 @@ from rules.finite import TooDeepError, non_finite_path, without_nulls
 from rules.module_characters import parse_characters
 from rules.module_quests import QUEST_NAMES, quest_chambers
 from rules.module_special import special_chambers
-from rules.module_time import TIME_NAMES, time_chambers
+from rules.module_time import TIME_NAMES, TORCH_PENALTIES, time_chambers
 from rules.module_traps import TRAP_NAMES, trap_chambers
 from rules.modules import (
+    BIG_BOX_IDS,
     REPLACED_BY_CURSE_TREASURE_CHAMBERS,
     curse_treasure_chambers,
     illusion_chambers,
+    queenie_classes,
 )
+from rules.queenie import played_queenie_ids
+from rules.shared_value import SharedValue
+from rules.timeline import COUNTDOWN_NUMBERS, Timeline, parse_timeline
+from rules.timer_options import TimerOptions, parse_timer, timer_timeline
 from rules.vocabulary import PLAYER_ID_PATTERN, SIDES, Cell, neighbour, opposite
 
 DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
@@ -27,24 +33,16 @@ DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
 BASE_DEPOT_BY_PLAYERS = {1: 7, 2: 7, 3: 11, 4: 14, 5: 16, 6: 18}
 """Gems in the depot at the start, by number of players, before the difficulty's extra."""
 
-KNOWN_MODULES: tuple[str, ...] = (
-    "curses",
-    "treasures",
-    "illusions",
-    "special",
-    "quests",
-    "characters",
-    "traps",
-    "time",
-)
-"""Module ids this engine can play; the basic game is `[]`."""
+KNOWN_MODULES: tuple[str, ...] = (*BIG_BOX_IDS, *played_queenie_ids())
+"""Module ids this engine can play (modules 1-8, then the Queenie modules); the basic game is
+`[]`."""
 
 SPARE_GEMS = 2
 MAX_PLAYERS = 6
 
 
 @dataclass(frozen=True)
-class Placement:
+class Placement(SharedValue):
     """A tile of the starting temple: which tile, where, and which way its stairway faces."""
 
     tile_id: str
@@ -53,7 +51,7 @@ class Placement:
 
 
 @dataclass(frozen=True)
-class Setup:
+class Setup(SharedValue):
     """A validated setup line."""
 
     players: tuple[str, ...]
@@ -70,6 +68,28 @@ class Setup:
     """The trap chambers in play (module 7), 2 to 4 of them."""
     time_chambers: tuple[str, ...] = ()
     """The time chambers in play (module 8), 2 to 4 of them."""
+    timeline: Timeline | None = None
+    """The game's own timeline (the timer options chosen at set-up); None: the server's."""
+    timer: TimerOptions | None = None
+    """The timer options the table chose, when it chose any."""
+    torch_penalty: str = "dice"
+    """Which of page 25's two tables the torch chamber plays (module 8): `dice` (a failed task
+    loses dice) or `gems` (a failed task adds magic gems to the depot)."""
+    line: Mapping[str, Any] = field(default_factory=dict)
+    """The setup line as written (nulls left out): a Queenie module reads its own fields here."""
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    """The setup line's fields the Queenie modules read, as each module's `setup_fields` checked
+    them, by name."""
+    module_fields: Mapping[str, Any] = field(default_factory=dict)
+    """The Queenie modules' own setup fields as each parsed them (`parse_setup_fields`), by
+    module id."""
+
+    @property
+    def countdowns(self) -> tuple[int, ...]:
+        """Return the countdown numbers of the game: 1 to N, the last ending with the collapse."""
+        if self.timeline is None:
+            return COUNTDOWN_NUMBERS
+        return tuple(countdown.n for countdown in self.timeline.countdowns)
 
     @property
     def starting_dice(self) -> int:
@@ -137,12 +157,36 @@ def setup_catalog(
     if "special" in modules:
         catalog.update(special_chambers())  # added to the pile, replacing nothing (page 14)
     if "quests" in modules:
-        catalog.update(quest_chambers(quests))  # those drawn join the pile (page 17)
+        own = None if quests is None else [q for q in quests if q in QUEST_NAMES]
+        catalog.update(quest_chambers(own))  # those drawn join the pile (page 17)
     if "traps" in modules:
         catalog.update(trap_chambers(traps))  # those drawn join the pile (page 22)
     if "time" in modules:
         catalog.update(time_chambers(times))  # those drawn join the pile (page 24)
+    for module in queenie_classes(modules):
+        missing = [m for m in module.requires if m not in modules]
+        if missing:
+            raise RecordError(
+                f"the module {module.id!r} ({module.title}) is played only with "
+                + " and ".join(repr(m) for m in module.requires)
+                + f" ({module.rulebook}): add {' and '.join(repr(m) for m in missing)} to "
+                "'modules'"
+            )
+        catalog.update(_chambers_of(module, quests))  # shuffled in after set-up's draw
     return catalog
+
+
+def _chambers_of(module: Any, quests: list[str] | tuple[str, ...] | None) -> dict[str, TileDef]:
+    """A Queenie module's chambers, less its quest chambers the setup's `quests` left out."""
+    left_out = {
+        t for q, t in module.quest_chambers.items() if quests is not None and q not in quests
+    }
+    return {tile_id: t for tile_id, t in module.chambers().items() if tile_id not in left_out}
+
+
+def _queenie_quests(modules: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The quest chambers the Queenie modules in play add to module 5's choice."""
+    return tuple(q for module in queenie_classes(modules) for q in module.quest_chambers)
 
 
 def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
@@ -157,6 +201,7 @@ def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
         and tile.quest is None
         and tile.trap is None
         and tile.time is None
+        and tile.feature is None
     ]
 
 
@@ -191,16 +236,32 @@ def parse_setup(line: Any) -> Setup:
         raise RecordError("'modules' must be a list of module ids")
     if len(set(modules)) != len(modules):
         raise RecordError("each module may be named only once in 'modules'")
-    quests = _parse_quests(line.get("quests")) if "quests" in modules else ()
+    quests = (
+        _parse_quests(line.get("quests"), _queenie_quests(modules)) if "quests" in modules else ()
+    )
     traps = _parse_traps(line.get("traps")) if "traps" in modules else ()
     times = _parse_times(line.get("time_chambers")) if "time" in modules else ()
     catalog = setup_catalog(modules, quests, traps, times)
+    fields = _module_fields(modules, line, catalog)
     catalog.update(parse_catalog(line.get("tiles", {})))
     temple = _parse_temple(line.get("temple"), catalog, modules)
     track_dice = line.get("track_dice", True)
     if not isinstance(track_dice, bool):
         raise RecordError("'track_dice' must be true or false")
-    cards = parse_characters(line.get("characters"), players) if "characters" in modules else {}
+    cards = (
+        parse_characters(line.get("characters"), players, modules)
+        if "characters" in modules
+        else {}
+    )
+    timer = parse_timer(line["timer"], "the setup's 'timer'") if "timer" in line else None
+    timeline = _parse_timeline(line.get("timeline"), timer)
+    torch_penalty = line.get("torch_penalty", "dice") if "time" in modules else "dice"
+    if torch_penalty not in TORCH_PENALTIES:
+        raise RecordError(
+            "'torch_penalty' must be 'dice' (a failed torch chamber task loses dice) or 'gems' "
+            f"(it adds magic gems to the depot), not {torch_penalty!r}"
+        )
+    module_fields = {m.id: m.parse_setup_fields(line, players) for m in queenie_classes(modules)}
     return Setup(
         players,
         difficulty,
@@ -212,7 +273,37 @@ def parse_setup(line: Any) -> Setup:
         cards,
         traps,
         times,
+        timeline,
+        timer,
+        torch_penalty,
+        line,
+        fields,
+        module_fields,
     )
+
+
+def _module_fields(
+    modules: list[str], line: Mapping[str, Any], catalog: dict[str, TileDef]
+) -> dict[str, Any]:
+    """The Queenie modules' setup fields; their chambers those fields leave in the box leave
+    `catalog`."""
+    fields: dict[str, Any] = {}
+    for module in queenie_classes(modules):
+        read = module.setup_fields(line)
+        for tile_id in module.unused_chambers(read):
+            catalog.pop(tile_id, None)
+        fields.update(read)
+    return fields
+
+
+def _parse_timeline(data: Any, timer: TimerOptions | None) -> Timeline | None:
+    """The game's own timeline: the setup's `timeline` as written (what the clock played),
+    else the one its `timer` options make, else None (the server's timeline)."""
+    if data is not None:
+        return parse_timeline(data, "the setup's 'timeline'")
+    if timer is not None:
+        return timer_timeline(timer)
+    return None
 
 
 def _parse_times(chosen: Any) -> tuple[str, ...]:
@@ -247,16 +338,18 @@ def _parse_traps(traps: Any) -> tuple[str, ...]:
     return tuple(traps)
 
 
-def _parse_quests(quests: Any) -> tuple[str, ...]:
-    """The quest chambers a game with module 5 plays: 1 to 3 of the five (page 17)."""
+def _parse_quests(quests: Any, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The quest chambers a game with module 5 plays: 1 to 3 of the five (page 17), or of
+    those a Queenie module adds (`extra`)."""
+    names = (*QUEST_NAMES, *extra)
     if (
         not isinstance(quests, list)
         or not 1 <= len(quests) <= 3
-        or any(q not in QUEST_NAMES for q in quests)
+        or any(q not in names for q in quests)
     ):
         raise RecordError(
             f"with the quests module, 'quests' must list 1 to 3 quest chambers from "
-            f"{', '.join(QUEST_NAMES)}"
+            f"{', '.join(names)}"
         )
     if len(set(quests)) != len(quests):
         raise RecordError("each quest chamber may be named only once in 'quests'")
@@ -289,7 +382,7 @@ def _parse_temple(
         if not isinstance(entry, Mapping):
             raise RecordError(f"{where} must be a JSON object with 'tile', 'cell' and 'stairs'")
         tile_id = entry.get("tile")
-        if tile_id not in catalog:
+        if not isinstance(tile_id, str) or tile_id not in catalog:
             raise RecordError(f"{where}: unknown tile {tile_id!r}")
         cell = parse_cell(entry.get("cell"), f"{where}: 'cell'")
         stairs = entry.get("stairs")

@@ -7,14 +7,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import module_quests as quests
+from rules import module_special as special
 from rules import module_time
 from rules.errors import Rejection
+from rules.module_protocol import GameView, Module
 from rules.module_special import arrives_in_rear, side_in_rear
 from rules.module_traps import check_leave
+from rules.open_action import OpenAction
+from rules.open_action import priced as _priced
 from rules.vocabulary import (
     ADVENTURER,
+    BLACK_MASK,
     GOLDEN_MASK,
     KEY,
     SIDES,
@@ -28,7 +34,7 @@ from rules.vocabulary import (
 
 if TYPE_CHECKING:
     from rules.catalog import GemSpec
-    from rules.engine import Game, PlayerState
+    from rules.engine import PlayerState
 
 CHARACTERS_MODULE = "characters"
 
@@ -95,7 +101,7 @@ ABILITIES: Mapping[str, Ability] = {
             True,
             "3 black masks: give 3 keys or 3 torches to activate gems in any chamber, then "
             "re-roll those 3 dice",
-            ("black_mask", "black_mask", "black_mask"),
+            (BLACK_MASK, BLACK_MASK, BLACK_MASK),
         ),
         Ability("mechanic-torches", "Mechanic", False, "each torch you roll counts as 2 torches"),
         Ability(
@@ -153,12 +159,12 @@ OFFERING = 3
 """Keys or torches the Priest's offering gives (page 21)."""
 
 
-def ability_of(game: Game, player: PlayerState) -> str | None:
+def ability_of(game: GameView, player: PlayerState) -> str | None:
     """The player's ability id when module 6 is in play."""
     return player.ability if CHARACTERS_MODULE in game.setup.modules else None
 
 
-def has(game: Game, player: PlayerState, ability_id: str) -> bool:
+def has(game: GameView, player: PlayerState, ability_id: str) -> bool:
     """Tell whether the player plays this card."""
     return ability_of(game, player) == ability_id
 
@@ -176,13 +182,13 @@ def _charged(player: PlayerState, ability: Ability) -> None:
         )
 
 
-def recharge(game: Game) -> None:
+def recharge(game: GameView) -> None:
     """After a door slam every activatable card turns face up again (page 20)."""
     for player in game.players.values():
         player.charged = True
 
 
-def payment_view(game: Game, payer: PlayerState, need: Mapping[str, int]) -> Counter[str]:
+def payment_view(game: GameView, payer: PlayerState, need: Mapping[str, int]) -> Counter[str]:
     """What the payer's showing dice are worth for `need`: the Mechanic's torches count twice,
     the Priest's golden masks serve as keys (those the need itself does not ask for)."""
     worth = Counter(payer.showing)
@@ -195,7 +201,7 @@ def payment_view(game: Game, payer: PlayerState, need: Mapping[str, int]) -> Cou
     return +worth
 
 
-def real_dice(game: Game, payer: PlayerState, used: Counter[str]) -> Counter[str]:
+def real_dice(game: GameView, payer: PlayerState, used: Counter[str]) -> Counter[str]:
     """Turn the icons a payer pays (in `payment_view`'s worth) into the dice he gives up."""
     dice = Counter(used)
     if has(game, payer, "mechanic-torches") and dice[TORCH]:
@@ -207,20 +213,20 @@ def real_dice(game: Game, payer: PlayerState, used: Counter[str]) -> Counter[str
     return +dice
 
 
-def any_payment_ability(game: Game, payers: list[PlayerState]) -> bool:
+def any_payment_ability(game: GameView, payers: list[PlayerState]) -> bool:
     """Tell whether a payer's card changes what his dice are worth."""
     if CHARACTERS_MODULE not in game.setup.modules:
         return False
-    return any(p.ability in PAYMENT_CARDS for p in payers)
+    return not PAYMENT_CARDS.isdisjoint([p.ability for p in payers])
 
 
-def unlock_limit(game: Game, helper: PlayerState) -> int:
+def unlock_limit(game: GameView, helper: PlayerState) -> int:
     """Black masks one golden mask frees: 2, or up to 3 with the Doc's card (page 20)."""
     return 3 if has(game, helper, "doc-masks") else 2
 
 
 def enter_need(
-    game: Game, player: PlayerState, event: Mapping[str, Any], need: Counter[str], through: bool
+    game: GameView, player: PlayerState, event: Mapping[str, Any], need: Counter[str], through: bool
 ) -> Counter[str]:
     """An `enter` with `"ability": true`: the Muscleman enters with 2 adventurers, through a
     door (permanent) or through a wall (activatable); `through` says whether a door is open."""
@@ -234,7 +240,7 @@ def enter_need(
     raise Rejection(f"{player.player_id} has no card that enters this way")
 
 
-def wall_entry(game: Game, player: PlayerState, event: Mapping[str, Any], target: Any) -> bool:
+def wall_entry(game: GameView, player: PlayerState, event: Mapping[str, Any], target: Any) -> bool:
     """Tell whether an `enter` goes through a wall with the Muscleman's card (never through a
     double chamber's walls, page 21)."""
     if not (event.get("ability") and has(game, player, "muscleman-wall")):
@@ -247,32 +253,38 @@ def wall_entry(game: Game, player: PlayerState, event: Mapping[str, Any], target
     return True
 
 
-def after_enter(game: Game, player: PlayerState, event: Mapping[str, Any], through: bool) -> None:
+def after_enter(
+    game: GameView, player: PlayerState, event: Mapping[str, Any], through: bool
+) -> None:
     """Turn the Muscleman's wall card face down once it was used."""
     if event.get("ability") and has(game, player, "muscleman-wall"):
         _flip(player, ABILITIES["muscleman-wall"])
 
 
 def offering(
-    game: Game, event: Mapping[str, Any], spec: GemSpec, need: Counter[str]
+    game: GameView, event: Mapping[str, Any], spec: GemSpec, need: Counter[str]
 ) -> tuple[Counter[str], PlayerState | None]:
     """An `activate` with `offering`: the Priest's 3 black masks give 3 icons of the gems'
     kind, from any chamber (page 21). Return the need left and the Priest."""
     pid = event.get("offering")
     if pid is None or CHARACTERS_MODULE not in game.setup.modules:
         return need, None  # a game without module 6 ignores the field
-    priest = game._still_inside(game._lookup(pid))
+    priest = game.still_inside(game.lookup(pid))
     if not has(game, priest, "priest-offering"):
         raise Rejection(f"{priest.player_id} does not play the Priest's offering")
     _charged(priest, ABILITIES["priest-offering"])
-    if priest.locked < OFFERING:
-        raise Rejection(
-            f"{priest.player_id} shows {plural(priest.locked, 'black mask')}, 3 needed for "
-            "the offering"
-        )
+    _three_black_masks(priest, "for the offering")
     left = Counter(need)
     left[spec.icon] -= OFFERING
     return +left, priest
+
+
+def _three_black_masks(priest: PlayerState, purpose: str) -> None:
+    """Refuse the Priest's card unless he shows the 3 black masks it asks (page 21)."""
+    if priest.locked < OFFERING:
+        raise Rejection(
+            f"{priest.player_id} shows {plural(priest.locked, 'black mask')}, 3 needed {purpose}"
+        )
 
 
 def after_offering(priest: PlayerState | None) -> None:
@@ -283,20 +295,23 @@ def after_offering(priest: PlayerState | None) -> None:
     priest.charged = False
 
 
-def use_ability(game: Game, event: Mapping[str, Any]) -> None:
+def use_ability(game: GameView, event: Mapping[str, Any]) -> None:
     """An `ability` event: a card used on its own (the Discoverer's run, the Doc's healing, the
     Mechanic's turn, the Mentalist's moves)."""
-    player = game._active_player(event)
+    player = game.active_player(event)
     ability_id = ability_of(game, player)
     if ability_id is None:
         raise Rejection(f"{player.player_id} plays no character card")
-    ability = ABILITIES[ability_id]
+    ability = ABILITIES.get(ability_id)
+    if ability is None:  # a Queenie module's card: that module's own events play it
+        raise Rejection(f"{player.player_id}'s card is not played with an 'ability' event")
     handlers = {
         "discoverer-run": _run,
         "doc-heal": _heal,
         "mechanic-rotate": _rotate,
         "mentalist-follow": _follow,
         "mentalist-teleport": _follow,
+        "priest-offering": _reroll_masks,
     }
     handler = handlers.get(ability_id)
     if handler is None:
@@ -310,15 +325,16 @@ def use_ability(game: Game, event: Mapping[str, Any]) -> None:
     if ability_id == "doc-heal":
         module_time.check(game, "golden_masks")
     apply = handler(game, player, event)
-    plan, spends = game._charge(
-        event, [player], Counter(ability.cost), f"for the {ability.character}'s card"
-    )
-    game._settle(plan, spends)
+    if BLACK_MASK not in ability.cost:  # black masks are locked dice: the handler takes them
+        plan, spends = game.charge(
+            event, [player], Counter(ability.cost), f"for the {ability.character}'s card"
+        )
+        game.settle(plan, spends)
     apply()
     _flip(player, ability)
 
 
-def _run(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
+def _run(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
     cells = _cells(event)
     if not 1 <= len(cells) <= 3:
         raise Rejection("'cells' must list the 1 to 3 chambers the Discoverer runs through")
@@ -341,7 +357,17 @@ def _run(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
     return apply
 
 
-def _same_half(game: Game, here: Cell, there: Cell, rear: bool) -> bool:
+def _reroll_masks(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
+    """The Priest's offering used only to re-roll 3 black masks (page 21's note)."""
+    _three_black_masks(player, "to re-roll them with the Priest's card")
+
+    def apply() -> None:
+        player.locked -= OFFERING
+
+    return apply
+
+
+def _same_half(game: GameView, here: Cell, there: Cell, rear: bool) -> bool:
     """Tell whether the way from `here` to `there` leaves by the half one stands in (a double
     chamber's inner wall, module 4)."""
     placed = game.temple.at(here)
@@ -349,8 +375,8 @@ def _same_half(game: Game, here: Cell, there: Cell, rear: bool) -> bool:
     return placed is None or side is None or side_in_rear(game, placed, side) in (None, rear)
 
 
-def _heal(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
-    other = game._active_player(event, "target")
+def _heal(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
+    other = game.active_player(event, "target")
     if other is player:
         raise Rejection("the Doc heals another adventurer")
 
@@ -360,8 +386,8 @@ def _heal(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
     return apply
 
 
-def _rotate(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
-    cell = game._cell(event)
+def _rotate(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
+    cell = game.read_cell(event)
     placed = game.temple.at(cell)
     if placed is None:
         raise Rejection(f"there is no chamber at {list(cell)}")
@@ -378,8 +404,8 @@ def _rotate(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
     return apply
 
 
-def _follow(game: Game, player: PlayerState, event: Mapping[str, Any]) -> Any:
-    cell = game._cell(event)
+def _follow(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
+    cell = game.read_cell(event)
     if cell == player.cell or not any(p is not player for p in game.players_in(cell)):
         raise Rejection("the Mentalist moves only to a chamber holding another adventurer")
     if has(game, player, "mentalist-follow") and not (
@@ -406,7 +432,7 @@ def _cells(event: Mapping[str, Any]) -> list[Cell]:
         raise Rejection(str(error)) from None
 
 
-def reachable(game: Game, player: PlayerState, steps: int = 3) -> list[tuple[Cell, list[Cell]]]:
+def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple[Cell, list[Cell]]]:
     """Chambers the Discoverer may run to in up to `steps` moves, with the shortest path to
     each (open passages, never into the ghost or obelisk chamber)."""
     start = player.cell
@@ -420,7 +446,7 @@ def reachable(game: Game, player: PlayerState, steps: int = 3) -> list[tuple[Cel
         for cell in frontier:
             placed = game.temple.at(cell)
             assert placed is not None
-            for side in placed.open_sides:
+            for side in (s for s in SIDES if s in placed.open_sides):  # the same path each run
                 other = neighbour(cell, side)
                 if other in paths or side_in_rear(game, placed, side) not in (None, halves[cell]):
                     continue
@@ -433,8 +459,9 @@ def reachable(game: Game, player: PlayerState, steps: int = 3) -> list[tuple[Cel
                 halves[other] = arrives_in_rear(game, other, cell)
                 nxt.append(other)
             for a, b in game.secret_passages:
-                other = b if a == cell else a if b == cell else None
-                if other is not None and other not in paths:
+                passage_end = b if a == cell else a if b == cell else None
+                if passage_end is not None and passage_end not in paths:
+                    other = passage_end
                     if not _same_half(game, cell, other, halves[cell]):
                         continue
                     paths[other] = [*paths[cell], other]
@@ -444,7 +471,7 @@ def reachable(game: Game, player: PlayerState, steps: int = 3) -> list[tuple[Cel
     return [(cell, path) for cell, path in paths.items() if path]
 
 
-def wall_neighbours(game: Game, player: PlayerState) -> list[tuple[str, Cell]]:
+def wall_neighbours(game: GameView, player: PlayerState) -> list[tuple[str, Cell]]:
     """Adjoining chambers behind a wall, for the Muscleman's card."""
     here = player.cell
     assert here is not None
@@ -466,21 +493,301 @@ def default_characters(players: list[str] | tuple[str, ...]) -> dict[str, str]:
     return {pid: permanent[i % len(permanent)] for i, pid in enumerate(players)}
 
 
-def parse_characters(characters: Any, players: tuple[str, ...]) -> dict[str, str]:
+def cards_in_play(modules: tuple[str, ...] | list[str] = ()) -> dict[str, Ability]:
+    """The character cards a game with these modules may choose: the 12 of module 6, and
+    those a Queenie module adds (its `character_cards`)."""
+    from rules.modules_registry import MODULES  # here: the registry imports this file
+
+    cards = dict(ABILITIES)
+    for module_id in modules:
+        cls = MODULES.get(module_id)
+        if cls is not None:
+            cards.update((card.ability_id, card) for card in cls.character_cards)
+    return cards
+
+
+def parse_characters(
+    characters: Any, players: tuple[str, ...], modules: tuple[str, ...] | list[str] = ()
+) -> dict[str, str]:
     """Validate a setup line's `characters`: every player's card, one character each."""
     from rules.errors import RecordError
 
+    known = cards_in_play(modules)
     if not isinstance(characters, Mapping):
         raise RecordError(
             "with the characters module, 'characters' must map each player to his card, "
-            f'e.g. {{"red": "doc-heal"}} (cards: {", ".join(ABILITIES)})'
+            f'e.g. {{"red": "doc-heal"}} (cards: {", ".join(known)})'
         )
     if set(characters) != set(players):
         raise RecordError("'characters' must give every player one card, and only players")
     for pid, card in characters.items():
-        if card not in ABILITIES:
+        if card not in known:
             raise RecordError(f"unknown character card {card!r} for {pid}")
-    chosen = [ABILITIES[card].character for card in characters.values()]
+    chosen = [known[card].character for card in characters.values()]
     if len(set(chosen)) != len(chosen):
         raise RecordError("each character may be chosen by one player only")
     return dict(characters)
+
+
+class CharactersModule(Module):
+    """Module 6 behind the module protocol."""
+
+    id = CHARACTERS_MODULE
+    event_types = ("ability",)
+    hook_order: ClassVar[Mapping[str, int]] = {"entry_need": 10, "after_enter": 60, "on_slam": 10}
+
+    @classmethod
+    def player_json(cls, player: PlayerState) -> dict[str, Any]:
+        """The player's card and whether it lies face up."""
+        return {"character": player.ability, "charged": player.charged}
+
+    def on_start(self, game: GameView) -> None:
+        """Every player keeps the character card the setup gave him (page 20)."""
+        for pid, card in game.setup.characters.items():
+            game.players[pid].ability = card
+
+    def on_ability(self, game: GameView, event: Mapping[str, Any]) -> None:
+        """A character card used on its own (page 21)."""
+        game.require(CHARACTERS_MODULE, event)
+        use_ability(game, event)
+
+    def wall_entry(
+        self, game: GameView, player: PlayerState, event: Mapping[str, Any], target: Any
+    ) -> bool:
+        """The Muscleman's wall card."""
+        return wall_entry(game, player, event, target)
+
+    def entry_need(
+        self,
+        game: GameView,
+        player: PlayerState,
+        event: Mapping[str, Any],
+        need: Counter[str],
+        through: bool,
+    ) -> Counter[str]:
+        """The Muscleman enters with 2 adventurers."""
+        return enter_need(game, player, event, need, through)
+
+    def after_enter(
+        self,
+        game: GameView,
+        player: PlayerState,
+        origin: Cell,
+        event: Mapping[str, Any],
+        through: bool,
+    ) -> None:
+        """The Muscleman's wall card turns face down."""
+        after_enter(game, player, event, through)
+
+    def offering(
+        self, game: GameView, event: Mapping[str, Any], spec: GemSpec, need: Counter[str]
+    ) -> tuple[Counter[str], Any]:
+        """The Priest's offering of 3 black masks."""
+        return offering(game, event, spec, need)
+
+    def after_activate(self, token: Any) -> None:
+        """The offering's masks re-rolled, the card face down."""
+        after_offering(token)
+
+    def unlock_limit(self, game: GameView, helper: PlayerState) -> int:
+        """The Doc frees up to 3 black masks."""
+        return unlock_limit(game, helper)
+
+    def pays_differently(self, game: GameView, payers: list[PlayerState]) -> bool:
+        """The Mechanic's and the Priest's cards change what dice are worth."""
+        return any_payment_ability(game, payers)
+
+    def payment_view(
+        self, game: GameView, payer: PlayerState, need: Mapping[str, int]
+    ) -> Counter[str]:
+        """What the payer's dice are worth with his card."""
+        return payment_view(game, payer, need)
+
+    def real_dice(self, game: GameView, payer: PlayerState, used: Counter[str]) -> Counter[str]:
+        """The dice given up for the icons paid."""
+        return real_dice(game, payer, used)
+
+    def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
+        """What the player's character card lets him do here."""
+        if player.ability not in ABILITIES:
+            return []  # no card, or a Queenie module's card (that module lists its actions)
+        return _character_actions(game, player)
+
+    def offering_actions(
+        self,
+        game: GameView,
+        payers: list[PlayerState],
+        spec: GemSpec,
+        gems: int,
+        event: dict[str, Any],
+        blocked: str | None,
+    ) -> list[OpenAction]:
+        """Gems activated with a Priest's offering."""
+        return _offering_actions(game, payers, spec, gems, event, blocked)
+
+    def on_slam(self, game: GameView, start: Cell) -> list[Cell]:
+        """Every activatable card turns face up again (page 20)."""
+        recharge(game)
+        return []
+
+
+# ----- open actions (rules/actions.py asks for them through the protocol) ---------------
+
+
+_TURNS = (("a quarter turn clockwise", 1), ("a half turn", 2), ("a quarter turn anticlockwise", 3))
+
+
+def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
+    """What the player's character card lets him do here (module 6, pages 20-21)."""
+
+    ability_id = player.ability
+    assert ability_id is not None and player.cell is not None
+    card = ABILITIES[ability_id]
+    pid = player.player_id
+    base = {"type": "ability", "player": pid}
+    down = None if player.charged or not card.activatable else "card face down until the slam"
+    found: list[OpenAction] = []
+
+    def priced(label: str, event: dict[str, Any], choices: Any = None) -> None:
+        action = _priced(game, [player], Counter(card.cost), "ability", label, event, down)
+        if choices is not None:
+            action = OpenAction(**{**action.__dict__, "choices": choices})
+        found.append(action)
+
+    if ability_id == "discoverer-run":
+        choices = [
+            {
+                "name": game.temple.at(cell).tile.name,  # type: ignore[union-attr]
+                "note": plural(len(path), "chamber") + " away",
+                "event": {**base, "cells": [list(c) for c in path]},
+            }
+            for cell, path in reachable(game, player)
+        ]
+        if choices:
+            priced("run up to 3 chambers (3 adventurers)", base, choices)
+    elif ability_id == "doc-heal":
+        for other in game.players.values():
+            if other is not player and other.inside and other.locked:
+                priced(
+                    f"free all of {other.player_id.capitalize()}'s black masks (2 golden masks)",
+                    {**base, "target": other.player_id},
+                )
+    elif ability_id == "mechanic-rotate":
+        choices = []
+        for placed in game.temple:
+            if placed.tile.kind == "start":
+                continue
+            now = SIDES.index(placed.stairs)
+            for words, turns in _TURNS:
+                stairs = SIDES[(now + turns) % 4]
+                choices.append(
+                    {
+                        "name": placed.tile.name,
+                        "note": words,
+                        "event": {**base, "cell": list(placed.cell), "stairs": stairs},
+                    }
+                )
+        if choices:
+            priced("turn a chamber (2 torches)", base, choices)
+    elif ability_id in ("mentalist-follow", "mentalist-teleport"):
+        others = {p.cell for p in game.players.values() if p.inside and p.cell != player.cell}
+        for cell in sorted(c for c in others if c is not None):
+            names = " and ".join(
+                p.player_id.capitalize() for p in game.players_in(cell) if p is not player
+            )
+            if ability_id == "mentalist-follow":
+                all_black = player.rolled and player.dice and player.locked == player.dice
+                found.append(
+                    OpenAction(
+                        "ability",
+                        f"move to {names} (all dice black masks)",
+                        {**base, "cell": list(cell)},
+                        blocked=None if all_black else "only when all your dice show black masks",
+                    )
+                )
+            else:
+                priced(f"move to {names} (2 keys)", {**base, "cell": list(cell)})
+    elif ability_id == "muscleman-door":
+        for side, cell in game.temple.passages(player.cell):
+            target = game.temple.at(cell)
+            if target is None or not game.connected(player.cell, cell):
+                continue
+            if quests.quest_of(game, target.tile) in ("ghost", "obelisk"):
+                continue
+            if special.side_in_rear(game, game.temple.at(player.cell), side) not in (  # type: ignore[arg-type]
+                None,
+                player.rear,
+            ):
+                continue
+            found.append(
+                _priced(
+                    game,
+                    [player],
+                    TWO_ADVENTURERS,
+                    "enter",
+                    f"enter {target.tile.name} with 2 adventurers ({side})",
+                    {"type": "enter", "player": pid, "cell": list(cell), "ability": True},
+                )
+            )
+    elif ability_id == "priest-offering" and player.locked:
+        found.append(
+            OpenAction(
+                "ability",
+                "re-roll 3 black masks (the Priest's card)",
+                dict(base),
+                blocked=down
+                or (
+                    None
+                    if player.locked >= OFFERING
+                    else f"shows {plural(player.locked, 'black mask')}, 3 needed"
+                ),
+            )
+        )
+    elif ability_id == "muscleman-wall":
+        for side, cell in wall_neighbours(game, player):
+            target = game.temple.at(cell)
+            assert target is not None
+            priced(
+                f"break through the wall into {target.tile.name} ({side})",
+                {"type": "enter", "player": pid, "cell": list(cell), "ability": True},
+            )
+    return found
+
+
+def _offering_actions(
+    game: GameView,
+    payers: list[PlayerState],
+    spec: GemSpec,
+    gems: int,
+    event: dict[str, Any],
+    blocked: str | None,
+) -> list[OpenAction]:
+    """Gems activated with a Priest's offering, for each Priest who may make it."""
+
+    found = []
+    for priest in _priests(game):
+        need = Counter({spec.icon: spec.cost(gems)})
+        need[spec.icon] -= OFFERING
+        found.append(
+            _priced(
+                game,
+                payers,
+                +need,
+                "activate",
+                f"activate {plural(gems, 'gem')} with {priest.player_id.capitalize()}'s "
+                "offering "
+                f"({plural(3, spec.icon)} from 3 black masks)",
+                {**event, "offering": priest.player_id},
+                None if game.depot >= gems else blocked,
+            )
+        )
+    return found
+
+
+def _priests(game: GameView) -> list[PlayerState]:
+    """Players whose Priest's offering is face up with 3 black masks showing (module 6)."""
+    return [
+        p
+        for p in game.players.values()
+        if p.inside and p.ability == "priest-offering" and p.charged and p.locked >= 3
+    ]

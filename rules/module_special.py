@@ -7,16 +7,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rules import module_time
+from rules import module_quests, module_time
 from rules.catalog import GemSpec, TileDef
 from rules.errors import Rejection
+from rules.module_protocol import GameView, Module
+from rules.open_action import OpenAction, priced
 from rules.temple import PlacedTile, quarter_turns_for
 from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, plural, rotate, side_towards
 
 if TYPE_CHECKING:
-    from rules.engine import Game, PlayerState
+    from rules.engine import PlayerState
+    from rules.game_setup import Setup
 
 SPECIAL = "special"
 CHALICE_TOLL: Counter[str] = Counter({TORCH: 1})
@@ -116,7 +119,7 @@ class SpecialState:
         }
 
 
-def special_of(game: Game, tile: TileDef) -> str | None:
+def special_of(game: GameView, tile: TileDef) -> str | None:
     """The tile's special kind when module 4 is in play (a basic game ignores the field)."""
     return tile.special if game.special is not None else None
 
@@ -127,7 +130,7 @@ def rear_sides(placed: PlacedTile) -> frozenset[str]:
     return frozenset(rotate(side, turns) for side in placed.tile.rear)
 
 
-def side_in_rear(game: Game, placed: PlacedTile, side: str) -> bool | None:
+def side_in_rear(game: GameView, placed: PlacedTile, side: str) -> bool | None:
     """Which half of the chamber the table side `side` belongs to: True for the rear of a
     double chamber, False for its front, None for any other chamber."""
     if special_of(game, placed.tile) != "double":
@@ -135,7 +138,7 @@ def side_in_rear(game: Game, placed: PlacedTile, side: str) -> bool | None:
     return side in rear_sides(placed)
 
 
-def check_leave(game: Game, player: PlayerState, here: Cell, there: Cell, doing: str) -> None:
+def check_leave(game: GameView, player: PlayerState, here: Cell, there: Cell, doing: str) -> None:
     """Refuse a way out through the inner wall of a double chamber (page 14): from its rear
     half only its rear doors lead out, from its front half only the others."""
     chamber = game.temple.at(here)
@@ -152,7 +155,7 @@ def check_leave(game: Game, player: PlayerState, here: Cell, there: Cell, doing:
     )
 
 
-def arrives_in_rear(game: Game, target: Cell, origin: Cell) -> bool:
+def arrives_in_rear(game: GameView, target: Cell, origin: Cell) -> bool:
     """Tell whether someone coming from `origin` into `target` stands in its rear half."""
     placed = game.temple.at(target)
     side = side_towards(target, origin)
@@ -161,7 +164,7 @@ def arrives_in_rear(game: Game, target: Cell, origin: Cell) -> bool:
     return bool(side_in_rear(game, placed, side))
 
 
-def chalice_here(game: Game, player: PlayerState) -> bool:
+def chalice_here(game: GameView, player: PlayerState) -> bool:
     """Tell whether the chalice lies where the player stands (in his half of the chamber)."""
     state = game.special
     return (
@@ -173,7 +176,7 @@ def chalice_here(game: Game, player: PlayerState) -> bool:
 
 
 def entry_need(
-    game: Game, player: PlayerState, need: Counter[str], event: Mapping[str, Any]
+    game: GameView, player: PlayerState, need: Counter[str], event: Mapping[str, Any]
 ) -> Counter[str]:
     """The icons an `enter` costs: with `"chalice": true` a torch more, the chalice lying in
     the player's chamber (page 15)."""
@@ -184,7 +187,9 @@ def entry_need(
     return need + CHALICE_TOLL
 
 
-def after_enter(game: Game, player: PlayerState, origin: Cell, event: Mapping[str, Any]) -> None:
+def after_enter(
+    game: GameView, player: PlayerState, origin: Cell, event: Mapping[str, Any]
+) -> None:
     """Settle a move: which half of a double chamber the player stands in, and the chalice he
     carries (it is recovered when it reaches the exit)."""
     assert player.cell is not None
@@ -195,18 +200,19 @@ def after_enter(game: Game, player: PlayerState, origin: Cell, event: Mapping[st
     chamber = game.temple.at(player.cell)
     if chamber is not None and chamber.tile.kind == "exit":
         state.chalice, state.chalice_rear, state.recovered = None, False, True
+        module_quests.chalice_recovered(game)  # a quest chamber with module 5 (page 17)
     else:
         state.chalice, state.chalice_rear = player.cell, player.rear
 
 
-def on_discover(game: Game, tile: TileDef, cell: Cell) -> None:
+def on_discover(game: GameView, tile: TileDef, cell: Cell) -> None:
     """The chalice is laid on the treasure chamber as soon as it is discovered (page 15)."""
     state = game.special
     if state is not None and special_of(game, tile) == "chalice" and not state.recovered:
         state.chalice, state.chalice_rear = cell, False
 
 
-def check_activate(game: Game, chamber: PlacedTile, payers: list[PlayerState]) -> None:
+def check_activate(game: GameView, chamber: PlacedTile, payers: list[PlayerState]) -> None:
     """Gems of a linked chamber are activated only together (`activate_linked`); those of a
     double chamber only by players who came in by its rear entrance (page 14)."""
     kind = special_of(game, chamber.tile)
@@ -225,12 +231,12 @@ def check_activate(game: Game, chamber: PlacedTile, payers: list[PlayerState]) -
             )
 
 
-def linked_cells(game: Game) -> list[Cell]:
+def linked_cells(game: GameView) -> list[Cell]:
     """The linked chambers lying in the temple, in the order they were placed."""
     return [p.cell for p in game.temple if special_of(game, p.tile) == "linked"]
 
 
-def linked_need(game: Game, cells: list[Cell]) -> Counter[str]:
+def linked_need(game: GameView, cells: list[Cell]) -> Counter[str]:
     """What activating one gem in each of these linked chambers costs, all together."""
     need: Counter[str] = Counter()
     for cell in cells:
@@ -240,7 +246,7 @@ def linked_need(game: Game, cells: list[Cell]) -> Counter[str]:
     return need
 
 
-def activate_linked(game: Game, event: Mapping[str, Any]) -> None:
+def activate_linked(game: GameView, event: Mapping[str, Any]) -> None:
     """Players standing in at least two linked chambers at once roll their icons together and
     activate one gem in each of those chambers; the linked chambers are then used up (page 14)."""
     state = game.special
@@ -271,7 +277,7 @@ def activate_linked(game: Game, event: Mapping[str, Any]) -> None:
     ids = event.get("players")
     if not isinstance(ids, list) or not ids:
         raise Rejection("'players' must list the players who activate the gems")
-    payers = [game._still_inside(game._lookup(pid)) for pid in ids]
+    payers = [game.still_inside(game.lookup(pid)) for pid in ids]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
     for payer in payers:
@@ -287,7 +293,7 @@ def activate_linked(game: Game, event: Mapping[str, Any]) -> None:
             )
     if game.depot < len(cells):
         raise Rejection(f"the depot holds only {plural(game.depot, 'gem')}")
-    plan, spends = game._charge(
+    plan, spends = game.charge(
         event, payers, linked_need(game, cells), "to activate the linked chambers"
     )
     game.depot -= len(cells)
@@ -296,23 +302,23 @@ def activate_linked(game: Game, event: Mapping[str, Any]) -> None:
         assert placed is not None
         placed.gems = 1
     state.linked_used = True
-    game._settle(plan, spends)
+    game.settle(plan, spends)
 
 
-def lay_large_torch(game: Game, player: PlayerState) -> None:
+def lay_large_torch(game: GameView, player: PlayerState) -> None:
     """The Large torch is laid in the player's chamber (page 15)."""
     assert game.special is not None and player.cell is not None
     game.special.large_torch = player.cell
 
 
-def safe_cells(game: Game, start: Cell) -> set[Cell]:
+def safe_cells(game: GameView, start: Cell) -> set[Cell]:
     """The chambers where the door slam takes no die: the start, and the Large torch's."""
     if game.special is None or game.special.large_torch is None:
         return {start}
     return {start, game.special.large_torch}
 
 
-def after_slam(game: Game, gone: list[Cell], start: Cell) -> None:
+def after_slam(game: GameView, gone: list[Cell], start: Cell) -> None:
     """After a door slam the Large torch is taken out of the game (page 15); a chalice on an
     illusion chamber that vanished is carried back to the start with its adventurers."""
     state = game.special
@@ -323,6 +329,169 @@ def after_slam(game: Game, gone: list[Cell], start: Cell) -> None:
         state.chalice, state.chalice_rear = start, False
 
 
-def chalice_lost(game: Game) -> bool:
+def chalice_lost(game: GameView) -> bool:
     """Tell whether the chalice is still in the temple (the last escape then loses, page 15)."""
     return game.special is not None and game.special.chalice is not None
+
+
+class SpecialModule(Module):
+    """Module 4 behind the module protocol."""
+
+    id = SPECIAL
+    event_types = ("activate_linked",)
+    state_attr = "special"
+    hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 10, "after_enter": 10}
+
+    @classmethod
+    def create_state(cls, setup: Setup) -> SpecialState:
+        """The chalice, the linked chambers and the Large torch, none placed yet."""
+        return SpecialState()
+
+    def state_json(self, game: GameView) -> dict[str, Any]:
+        """Module 4's part of the state."""
+        return game.special.to_json()  # type: ignore[no-any-return]
+
+    @classmethod
+    def player_json(cls, player: PlayerState) -> dict[str, Any]:
+        """Whether the player stands behind a double chamber's inner wall."""
+        return {"rear": player.rear}
+
+    def on_activate_linked(self, game: GameView, event: Mapping[str, Any]) -> None:
+        """One gem in each of 2 or 3 linked chambers, activated together, once (page 14)."""
+        game.require(SPECIAL, event)
+        activate_linked(game, event)
+
+    def check_way(
+        self, game: GameView, player: PlayerState, here: Cell, there: Cell, doing: str
+    ) -> None:
+        """The inner wall of a double chamber (page 14)."""
+        check_leave(game, player, here, there, doing)
+
+    def entry_need(
+        self,
+        game: GameView,
+        player: PlayerState,
+        event: Mapping[str, Any],
+        need: Counter[str],
+        through: bool,
+    ) -> Counter[str]:
+        """A torch more to carry the chalice (page 15)."""
+        return entry_need(game, player, need, event)
+
+    def after_enter(
+        self,
+        game: GameView,
+        player: PlayerState,
+        origin: Cell,
+        event: Mapping[str, Any],
+        through: bool,
+    ) -> None:
+        """Which half of a double chamber the player stands in; the chalice carried."""
+        after_enter(game, player, origin, event)
+
+    def on_discover(self, game: GameView, player: PlayerState, tile: TileDef, cell: Cell) -> None:
+        """The chalice laid on the treasure chamber."""
+        on_discover(game, tile, cell)
+
+    def check_activate(
+        self, game: GameView, chamber: PlacedTile, payers: list[PlayerState]
+    ) -> None:
+        """Linked and double chambers' gems."""
+        check_activate(game, chamber, payers)
+
+    def safe_cells(self, game: GameView, start: Cell) -> set[Cell]:
+        """The Large torch's chamber."""
+        return safe_cells(game, start)
+
+    def after_slam(self, game: GameView, gone: list[Cell], start: Cell) -> None:
+        """The Large torch leaves the game; a vanished chalice goes back to the start."""
+        after_slam(game, gone, start)
+
+    def loses_at_last_escape(self, game: GameView) -> bool:
+        """The chalice left inside the temple loses the game (page 15)."""
+        return chalice_lost(game)
+
+    def shut_side(
+        self, game: GameView, player: PlayerState, chamber: PlacedTile, side: str, passage: bool
+    ) -> bool:
+        """Behind the inner wall of a double chamber."""
+        return side_in_rear(game, chamber, side) not in (None, player.rear)
+
+    def enter_variants(
+        self, game: GameView, player: PlayerState, target: PlacedTile, side: str
+    ) -> list[OpenAction]:
+        """Carry the chalice in, a torch more."""
+        if not chalice_here(game, player):
+            return []
+        tile = target.tile
+        return [_carry(game, player, tile.enter, tile.name, target.cell, side)]
+
+    def activation_partners(
+        self, game: GameView, player: PlayerState, chamber: PlacedTile, partners: list[PlayerState]
+    ) -> tuple[list[PlayerState], str | None] | None:
+        """A linked chamber's gem is activated together (None); in a double chamber only those
+        in the player's half help, and only from behind the inner wall."""
+        kind = special_of(game, chamber.tile)
+        if kind == "linked":
+            return None
+        if kind != "double":
+            return partners, None
+        front = None if player.rear else "behind the inner wall: come in by the rear entrance"
+        return [p for p in partners if p.rear == player.rear], front
+
+    def open_actions_before_escape(self, game: GameView, player: PlayerState) -> list[OpenAction]:
+        """Activate the linked chambers together."""
+        return _linked(game, player)
+
+
+# ----- open actions (rules/actions.py asks for them through the protocol) ---------------
+
+
+def _linked(game: GameView, player: PlayerState) -> list[OpenAction]:
+    """Activate the linked chambers together (module 4, page 14): offered to a player standing
+    in one while they are unused, blocked until another linked chamber holds an adventurer."""
+
+    state = game.special
+    here = None if player.cell is None else game.temple.at(player.cell)
+    if state is None or state.linked_used or here is None:
+        return []
+    if special_of(game, here.tile) != "linked":
+        return []  # not in a linked chamber: no search of the temple for the others
+    cells = linked_cells(game)
+    occupied = [c for c in cells if game.players_in(c)]
+    payers = [p for c in occupied for p in game.players_in(c)]
+    blocked = None
+    if len(occupied) < 2:
+        blocked = "needs an adventurer in another linked chamber at the same time"
+    elif game.depot < len(occupied):
+        blocked = f"the depot holds only {plural(game.depot, 'gem')}"
+    return [
+        priced(
+            game,
+            payers,
+            linked_need(game, occupied),
+            "activate_linked",
+            f"activate the linked chambers ({plural(len(occupied), 'gem')}, together)",
+            {
+                "type": "activate_linked",
+                "cells": [list(c) for c in occupied],
+                "players": [p.player_id for p in payers],
+            },
+            blocked,
+        )
+    ]
+
+
+def _carry(
+    game: GameView, player: PlayerState, enter: tuple[str, ...], name: str, cell: Cell, side: str
+) -> OpenAction:
+    """Enter the next chamber carrying the chalice: a torch more (module 4, page 15)."""
+
+    return priced(
+        game,
+        [player],
+        Counter(enter) + CHALICE_TOLL,
+        "carry",
+        f"carry the chalice into {name} ({side})",
+        {"type": "enter", "player": player.player_id, "cell": list(cell), "chalice": True},
+    )

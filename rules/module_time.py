@@ -7,14 +7,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.module_protocol import GameView, Module
+from rules.open_action import OpenAction, describe_icons, priced
 from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, plural
 
 if TYPE_CHECKING:
-    from rules.engine import Game, PlayerState
+    from rules.engine import PlayerState
+    from rules.game_setup import Setup
 
 TIME_MODULE = "time"
 TIMER_SECONDS: Mapping[str, float] = {"green": 30.0, "blue": 60.0}
@@ -57,6 +60,10 @@ TORCH_TASKS: tuple[tuple[Counter[str], int], ...] = (
 )
 """The torch chamber's 3 tasks in order, and the dice lost for failing each (page 25: "roll
 5x torch or lose 3 dice total from any combination of players", ...)."""
+TORCH_PENALTIES = ("dice", "gems")
+"""Page 25 prints the torch chamber's tasks twice: failing one loses dice, or (the second table,
+"roll 5x torch or else add 3 magic gems to the gem depot") adds as many magic gems to the
+depot. The setup line's `torch_penalty` says which the table plays."""
 
 
 def kind_of_time(time_id: str) -> str:
@@ -137,18 +144,18 @@ class TimeState:
         }
 
 
-def time_of(game: Game, tile: TileDef) -> str | None:
+def time_of(game: GameView, tile: TileDef) -> str | None:
     """The tile's time chamber id when module 8 is in play."""
     return tile.time if game.time is not None else None
 
 
-def time_at(game: Game, cell: Cell | None) -> str | None:
+def time_at(game: GameView, cell: Cell | None) -> str | None:
     """The time chamber id of the chamber at `cell`, if any."""
     placed = None if cell is None else game.temple.at(cell)
     return None if placed is None else time_of(game, placed.tile)
 
 
-def timer_on(game: Game, cell: Cell | None) -> Timer | None:
+def timer_on(game: GameView, cell: Cell | None) -> Timer | None:
     """The timer running on the chamber at `cell`, if any."""
     state = game.time
     if state is None:
@@ -156,7 +163,7 @@ def timer_on(game: Game, cell: Cell | None) -> Timer | None:
     return next((t for t in state.timers if t.cell == cell), None)
 
 
-def see_clock(game: Game, event: Mapping[str, Any]) -> None:
+def see_clock(game: GameView, event: Mapping[str, Any]) -> None:
     """Remember the game clock an event was stamped with."""
     if game.time is not None:
         t = event.get("t")
@@ -164,7 +171,7 @@ def see_clock(game: Game, event: Mapping[str, Any]) -> None:
             game.time.now = max(game.time.now, float(t))
 
 
-def on_discover(game: Game, tile: TileDef, cell: Cell) -> None:
+def on_discover(game: GameView, tile: TileDef, cell: Cell) -> None:
     """A time chamber discovered: its sand timer starts, or it waits with a time token while
     that timer runs elsewhere (page 24)."""
     state = game.time
@@ -178,7 +185,7 @@ def on_discover(game: Game, tile: TileDef, cell: Cell) -> None:
         _start(game, cell, state.now)
 
 
-def _start(game: Game, cell: Cell, now: float) -> None:
+def _start(game: GameView, cell: Cell, now: float) -> None:
     state = game.time
     assert state is not None
     time_id = time_at(game, cell)
@@ -189,13 +196,13 @@ def _start(game: Game, cell: Cell, now: float) -> None:
         state.sacrificed = []
         for player in game.players.values():
             if player.inside and player.dice >= 1:
-                game._remove_die(player)
+                game.remove_die(player)
                 state.sacrificed.append(player.player_id)
     elif kind_of_time(time_id) == "torch":
         state.torch_tasks = 0
 
 
-def prohibited(game: Game) -> set[str]:
+def prohibited(game: GameView) -> set[str]:
     """What the prohibition chambers forbid now (their sand running beside it)."""
     state = game.time
     if state is None:
@@ -203,18 +210,18 @@ def prohibited(game: Game) -> set[str]:
     found = set()
     for timer in state.timers:
         time_id = time_at(game, timer.cell)
-        if time_id in PROHIBITION_PAIRS:
+        if time_id is not None and time_id in PROHIBITION_PAIRS:
             found.add(PROHIBITION_PAIRS[time_id][timer.phase - 1])
     return found
 
 
-def check(game: Game, what: str) -> None:
+def check(game: GameView, what: str) -> None:
     """Refuse an action a running prohibition forbids (page 24)."""
     if what in prohibited(game):
         raise Rejection(f"a prohibition chamber's sand is running: {PROHIBITIONS[what]}")
 
 
-def on_enter(game: Game, player: PlayerState, cell: Cell) -> None:
+def on_enter(game: GameView, player: PlayerState, cell: Cell) -> None:
     """Entering the sacrifice chamber while its sand runs fetches the player's die back."""
     state = game.time
     if state is None or time_at(game, cell) != "sacrifice" or timer_on(game, cell) is None:
@@ -224,11 +231,11 @@ def on_enter(game: Game, player: PlayerState, cell: Cell) -> None:
         player.dice += 1
 
 
-def _payers_in(game: Game, event: Mapping[str, Any], cell: Cell) -> list[PlayerState]:
+def _payers_in(game: GameView, event: Mapping[str, Any], cell: Cell) -> list[PlayerState]:
     ids = event.get("players")
     if not isinstance(ids, list) or not ids:
         raise Rejection("'players' must list the players who roll together")
-    payers = [game._still_inside(game._lookup(pid)) for pid in ids]
+    payers = [game.still_inside(game.lookup(pid)) for pid in ids]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
     for payer in payers:
@@ -237,8 +244,8 @@ def _payers_in(game: Game, event: Mapping[str, Any], cell: Cell) -> list[PlayerS
     return payers
 
 
-def _running(game: Game, event: Mapping[str, Any], kind: str) -> Cell:
-    cell = game._cell(event)
+def _running(game: GameView, event: Mapping[str, Any], kind: str) -> Cell:
+    cell = game.read_cell(event)
     time_id = time_at(game, cell)
     if time_id is None or kind_of_time(time_id) != kind:
         raise Rejection(f"there is no {kind} chamber at {list(cell)}")
@@ -247,7 +254,7 @@ def _running(game: Game, event: Mapping[str, Any], kind: str) -> Cell:
     return cell
 
 
-def cool_lava(game: Game, event: Mapping[str, Any]) -> None:
+def cool_lava(game: GameView, event: Mapping[str, Any]) -> None:
     """Players in a lava chamber roll 7 torches together before its sand runs out (page 25)."""
     state = game.time
     assert state is not None
@@ -255,12 +262,12 @@ def cool_lava(game: Game, event: Mapping[str, Any]) -> None:
     if cell in state.done:
         raise Rejection("this lava chamber is already mastered")
     payers = _payers_in(game, event, cell)
-    plan, spends = game._charge(event, payers, Counter(LAVA_NEED), "to master the lava")
-    game._settle(plan, spends)
+    plan, spends = game.charge(event, payers, Counter(LAVA_NEED), "to master the lava")
+    game.settle(plan, spends)
     state.done.append(cell)
 
 
-def torch_task(game: Game, event: Mapping[str, Any]) -> None:
+def torch_task(game: GameView, event: Mapping[str, Any]) -> None:
     """Players in the torch chamber master its next task (page 25)."""
     state = game.time
     assert state is not None
@@ -269,12 +276,12 @@ def torch_task(game: Game, event: Mapping[str, Any]) -> None:
         raise Rejection("the torch chamber's 3 tasks are mastered")
     payers = _payers_in(game, event, cell)
     need, _ = TORCH_TASKS[state.torch_tasks]
-    plan, spends = game._charge(event, payers, Counter(need), "for the torch chamber's task")
-    game._settle(plan, spends)
+    plan, spends = game.charge(event, payers, Counter(need), "for the torch chamber's task")
+    game.settle(plan, spends)
     state.torch_tasks += 1
 
 
-def _losers(game: Game, event: Mapping[str, Any], count: int, distinct: bool) -> list[Any]:
+def _losers(game: GameView, event: Mapping[str, Any], count: int, distinct: bool) -> list[Any]:
     """Who loses the dice: `losers` when the table names them, else the players inside
     holding the most dice, one die at a time (ties in setup order)."""
     inside = [p for p in game.players.values() if p.inside]
@@ -282,7 +289,7 @@ def _losers(game: Game, event: Mapping[str, Any], count: int, distinct: bool) ->
     if named is not None:
         if not isinstance(named, list):
             raise Rejection("'losers' must list player ids, one for each die lost")
-        players = [game._lookup(pid) for pid in named]
+        players = [game.lookup(pid) for pid in named]
         if any(not p.inside for p in players):
             raise Rejection("only players inside the temple lose dice here")
         if distinct and len({p.player_id for p in players}) != len(players):
@@ -305,12 +312,12 @@ def _losers(game: Game, event: Mapping[str, Any], count: int, distinct: bool) ->
     return chosen
 
 
-def time_up(game: Game, event: Mapping[str, Any]) -> None:
+def time_up(game: GameView, event: Mapping[str, Any]) -> None:
     """A sand timer ran out (the dashboard's clock emits it): the chamber's penalty, then the
     timer is free for the next chamber with a time token (page 24)."""
     state = game.time
     assert state is not None
-    cell = game._cell(event)
+    cell = game.read_cell(event)
     timer = timer_on(game, cell)
     if timer is None:
         raise Rejection(f"no sand timer runs on the chamber at {list(cell)}")
@@ -325,10 +332,14 @@ def time_up(game: Game, event: Mapping[str, Any]) -> None:
     if kind == "lava" and cell not in state.done:
         losers = _losers(game, event, LAVA_LOSERS, distinct=True)
     elif kind == "torch" and state.torch_tasks < len(TORCH_TASKS):
-        losers = _losers(game, event, TORCH_TASKS[state.torch_tasks][1], distinct=False)
+        penalty = TORCH_TASKS[state.torch_tasks][1]
+        if game.setup.torch_penalty == "gems":
+            game.depot += penalty  # "or else add 3 magic gems to the gem depot" (page 25)
+        else:
+            losers = _losers(game, event, penalty, distinct=False)
     for loser in losers:
         if loser.dice >= 1:
-            game._remove_die(loser)
+            game.remove_die(loser)
     if kind == "sacrifice":
         state.sacrificed = []  # dice not fetched in time go back to the box
     if kind == "prohibition" and timer.phase == 1:
@@ -342,7 +353,7 @@ def time_up(game: Game, event: Mapping[str, Any]) -> None:
         _start(game, queued, now)
 
 
-def due(game: Game, now: float) -> list[dict[str, Any]]:
+def due(game: GameView, now: float) -> list[dict[str, Any]]:
     """The `time_up` events whose sand ran out by game second `now` (for the server's clock)."""
     state = game.time
     if state is None:
@@ -354,7 +365,7 @@ def due(game: Game, now: float) -> list[dict[str, Any]]:
     ]
 
 
-def timers_view(game: Game) -> list[dict[str, Any]]:
+def timers_view(game: GameView) -> list[dict[str, Any]]:
     """The running timers for the dashboard: where, which colour, when they end, and what the
     table must do or not do meanwhile."""
     state = game.time
@@ -381,10 +392,12 @@ def timers_view(game: Game) -> list[dict[str, Any]]:
             if state.torch_tasks < len(TORCH_TASKS):
                 need, lose = TORCH_TASKS[state.torch_tasks]
                 icons = ", ".join(plural(n, icon) for icon, n in need.items())
-                task = (
-                    f"task {state.torch_tasks + 1} of 3: {icons} together, or "
-                    f"{plural(lose, 'die')} lost"
+                cost = (
+                    f"{plural(lose, 'magic gem')} more in the depot"
+                    if game.setup.torch_penalty == "gems"
+                    else f"{plural(lose, 'die')} lost"
                 )
+                task = f"task {state.torch_tasks + 1} of 3: {icons} together, or {cost}"
             else:
                 task = "all 3 tasks mastered ✓"
         rows.append(
@@ -398,3 +411,145 @@ def timers_view(game: Game) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+class TimeModule(Module):
+    """Module 8 behind the module protocol."""
+
+    id = TIME_MODULE
+    event_types = ("time_up", "lava", "torch_task")
+    clock_events = frozenset({"time_up"})
+    state_attr = "time"
+    hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 30, "after_enter": 20}
+
+    @classmethod
+    def create_state(cls, setup: Setup) -> TimeState:
+        """The time chambers chosen, no sand running."""
+        return TimeState(setup.time_chambers)
+
+    def state_json(self, game: GameView) -> dict[str, Any]:
+        """Module 8's part of the state."""
+        return game.time.to_json()  # type: ignore[no-any-return]
+
+    def on_time_up(self, game: GameView, event: Mapping[str, Any]) -> None:
+        """A sand timer ran out (page 24); the dashboard's clock emits it."""
+        game.require(TIME_MODULE, event)
+        time_up(game, event)
+
+    def on_lava(self, game: GameView, event: Mapping[str, Any]) -> None:
+        """7 torches rolled together in a lava chamber in time (page 25)."""
+        game.require(TIME_MODULE, event)
+        cool_lava(game, event)
+
+    def on_torch_task(self, game: GameView, event: Mapping[str, Any]) -> None:
+        """The torch chamber's next task mastered in time (page 25)."""
+        game.require(TIME_MODULE, event)
+        torch_task(game, event)
+
+    def before_judge(self, game: GameView, event: Mapping[str, Any]) -> float:
+        """Remember the event's clock; return the clock before it."""
+        saved = game.time.now
+        see_clock(game, event)
+        return saved
+
+    def on_rejected(self, game: GameView, saved: Any) -> None:
+        """A rejected event's clock is forgotten."""
+        game.time.now = saved
+
+    def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
+        """A lava or torch chamber's task while its sand runs."""
+        return _time_actions(game, player)
+
+    def filter_open_actions(self, game: GameView, found: list[OpenAction]) -> list[OpenAction]:
+        """Grey out what a running prohibition chamber forbids."""
+        return _time_blocks(game, found)
+
+    def check_allowed(self, game: GameView, what: str) -> None:
+        """A running prohibition (page 24)."""
+        check(game, what)
+
+    def on_discover(self, game: GameView, player: PlayerState, tile: TileDef, cell: Cell) -> None:
+        """A time chamber's sand timer starts, or waits (page 24)."""
+        on_discover(game, tile, cell)
+
+    def after_enter(
+        self,
+        game: GameView,
+        player: PlayerState,
+        origin: Cell,
+        event: Mapping[str, Any],
+        through: bool,
+    ) -> None:
+        """The sacrifice chamber gives the player's die back."""
+        assert player.cell is not None
+        on_enter(game, player, player.cell)
+
+
+# ----- open actions (rules/actions.py asks for them through the protocol) ---------------
+
+
+_BANNED_BY = {
+    "activate": "gems",
+    "activate_linked": "gems",
+    "unlock": "golden_masks",
+    "enter": "movement",
+    "carry": "movement",
+}
+
+
+def _time_blocks(game: GameView, found: list[OpenAction]) -> list[OpenAction]:
+    """Grey out what a running prohibition chamber forbids (module 8, page 24)."""
+
+    banned = prohibited(game)
+    if not banned:
+        return found
+    start = game.temple.start_cell()
+    out = []
+    for action in found:
+        what = _BANNED_BY.get(action.action)
+        if what == "movement" and "movement" not in banned and "start" in banned:
+            what = "start" if action.event.get("cell") == list(start) else None
+        if what in banned and action.blocked is None:
+            action = OpenAction(
+                **{**action.__dict__, "blocked": "prohibition: " + PROHIBITIONS[what]}
+            )
+        out.append(action)
+    return out
+
+
+def _time_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
+    """A lava or torch chamber's task while its sand runs (module 8, page 25)."""
+
+    state = game.time
+    assert state is not None and player.cell is not None
+    time_id = time_at(game, player.cell)
+    if time_id is None or timer_on(game, player.cell) is None:
+        return []
+    together = game.players_in(player.cell)
+    ids = [p.player_id for p in together]
+    cell = list(player.cell)
+    kind = kind_of_time(time_id)
+    if kind == "lava" and player.cell not in state.done:
+        return [
+            priced(
+                game,
+                together,
+                LAVA_NEED,
+                "lava",
+                "master the lava (7 torches together)",
+                {"type": "lava", "cell": cell, "players": ids},
+            )
+        ]
+    if kind == "torch" and state.torch_tasks < len(TORCH_TASKS):
+        need, _ = TORCH_TASKS[state.torch_tasks]
+        return [
+            priced(
+                game,
+                together,
+                need,
+                "torch_task",
+                f"torch chamber task {state.torch_tasks + 1} ({describe_icons(need)} together)",
+                {"type": "torch_task", "cell": cell, "players": ids},
+            )
+        ]
+    return []

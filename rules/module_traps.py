@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.module_protocol import GameView, Module
+from rules.open_action import OpenAction, describe_icons, priced
 from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, neighbour, opposite
 
 if TYPE_CHECKING:
-    from rules.engine import Game, PlayerState
+    from rules.engine import PlayerState
+    from rules.game_setup import Setup
+    from rules.temple import PlacedTile
 
 TRAPS_MODULE = "traps"
 TRAP_NAMES: Mapping[str, str] = {
@@ -79,34 +83,37 @@ class TrapState:
         }
 
 
-def trap_of(game: Game, tile: TileDef) -> str | None:
+def trap_of(game: GameView, tile: TileDef) -> str | None:
     """The tile's trap when module 7 is in play (a game without it ignores the field)."""
     return tile.trap if game.traps is not None else None
 
 
-def trap_at(game: Game, cell: Cell | None) -> str | None:
+def trap_at(game: GameView, cell: Cell | None) -> str | None:
     """The trap of the chamber at `cell`, if any."""
     placed = None if cell is None else game.temple.at(cell)
     return None if placed is None else trap_of(game, placed.tile)
 
 
-def stuck(game: Game, player: PlayerState) -> str | None:
+def stuck(game: GameView, player: PlayerState, discovering: bool = False) -> str | None:
     """Why the player may not move at all now (on a cliff, or on the moving platform before
-    it moved), or None."""
+    it moved), or None. A player on a cliff may still discover: page 23 only forbids leaving
+    the chamber, and a discoverer stays where he is."""
     state = game.traps
     if state is None or player.cell is None:
         return None
-    if player.player_id in state.on_cliff:
+    if player.player_id in state.on_cliff and not discovering:
         return "stuck on the cliff until he rolls his way down by himself"
     if trap_at(game, player.cell) == "platform" and state.platform_waits:
         return "on the moving platform until it moved"
     return None
 
 
-def check_leave(game: Game, player: PlayerState, there: Cell | None, doing: str) -> None:
+def check_leave(
+    game: GameView, player: PlayerState, there: Cell | None, doing: str, discovering: bool = False
+) -> None:
     """A player on a cliff, or on the moving platform before it moved, stays; nobody leaves
     the slide trap by its tilted stairway (page 23)."""
-    why = stuck(game, player)
+    why = stuck(game, player, discovering)
     if why is not None:
         raise Rejection(f"{player.player_id} may not {doing}: {why}")
     kind = trap_at(game, player.cell)
@@ -117,7 +124,7 @@ def check_leave(game: Game, player: PlayerState, there: Cell | None, doing: str)
             raise Rejection("nobody leaves the slide trap by its tilted stairway")
 
 
-def on_discover(game: Game, player: PlayerState, tile: TileDef, cell: Cell) -> None:
+def on_discover(game: GameView, player: PlayerState, tile: TileDef, cell: Cell) -> None:
     """A trap chamber discovered: its discoverer is placed inside at once (the invocation
     chamber summons every adventurer; a cliff holds him; the platform waits to move)."""
     state = game.traps
@@ -133,7 +140,7 @@ def on_discover(game: Game, player: PlayerState, tile: TileDef, cell: Cell) -> N
         state.platform_waits = True
 
 
-def _summon_all(game: Game, cell: Cell) -> None:
+def _summon_all(game: GameView, cell: Cell) -> None:
     state = game.traps
     assert state is not None
     for other in game.players.values():
@@ -142,32 +149,32 @@ def _summon_all(game: Game, cell: Cell) -> None:
     state.on_cliff.clear()
 
 
-def climb(game: Game, event: Mapping[str, Any]) -> None:
+def climb(game: GameView, event: Mapping[str, Any]) -> None:
     """A player on a cliff rolls its 3 icons by himself and climbs down (page 23)."""
     state = game.traps
     assert state is not None
-    player = game._active_player(event)
+    player = game.active_player(event)
     if player.player_id not in state.on_cliff:
         raise Rejection(f"{player.player_id} is not stuck on a cliff")
     kind = trap_at(game, player.cell)
-    assert kind in CLIMB
-    plan, spends = game._charge(event, [player], Counter(CLIMB[kind]), "to climb down (alone)")
-    game._settle(plan, spends)
+    assert kind is not None and kind in CLIMB
+    plan, spends = game.charge(event, [player], Counter(CLIMB[kind]), "to climb down (alone)")
+    game.settle(plan, spends)
     state.on_cliff.remove(player.player_id)
 
 
-def summon(game: Game, event: Mapping[str, Any]) -> None:
+def summon(game: GameView, event: Mapping[str, Any]) -> None:
     """A player in the invocation chamber rolls 3 keys: every adventurer comes (page 23)."""
-    player = game._active_player(event)
+    player = game.active_player(event)
     if trap_at(game, player.cell) != "invocation":
         raise Rejection(f"{player.player_id} is not in the invocation chamber")
-    plan, spends = game._charge(event, [player], Counter(SUMMON), "to summon everyone")
-    game._settle(plan, spends)
+    plan, spends = game.charge(event, [player], Counter(SUMMON), "to summon everyone")
+    game.settle(plan, spends)
     assert player.cell is not None
     _summon_all(game, player.cell)
 
 
-def platform_spots(game: Game) -> list[Cell]:
+def platform_spots(game: GameView) -> list[Cell]:
     """The empty cells where the moving platform, turned as it lies, has its stairway facing
     an open door of another chamber (the table moves it clockwise to the first of them)."""
     placed = next((p for p in game.temple if trap_of(game, p.tile) == "platform"), None)
@@ -185,11 +192,11 @@ def platform_spots(game: Game) -> list[Cell]:
     return sorted(spots)
 
 
-def move_platform(game: Game, event: Mapping[str, Any]) -> None:
+def move_platform(game: GameView, event: Mapping[str, Any]) -> None:
     """The moving platform goes with its adventurers to `cell` (page 23)."""
     state = game.traps
     assert state is not None
-    cell = game._cell(event)
+    cell = game.read_cell(event)
     placed = next((p for p in game.temple if trap_of(game, p.tile) == "platform"), None)
     if placed is None:
         raise Rejection("the moving platform is not in the temple")
@@ -207,10 +214,12 @@ def move_platform(game: Game, event: Mapping[str, Any]) -> None:
     moved.gems = gems
     for rider in riders:
         rider.cell = cell
+    # A Secret passage lay on the wall between the platform and its neighbour: it goes with it.
+    game.secret_passages = [(a, b) for a, b in game.secret_passages if placed.cell not in (a, b)]
     state.platform_waits = False
 
 
-def progress(game: Game) -> list[dict[str, str]]:
+def progress(game: GameView) -> list[dict[str, str]]:
     """Reminders for the traps lying in the temple (for the dashboard)."""
     state = game.traps
     if state is None:
@@ -248,3 +257,116 @@ def progress(game: Game) -> list[dict[str, str]]:
                 }
             )
     return rows
+
+
+class TrapsModule(Module):
+    """Module 7 behind the module protocol."""
+
+    id = TRAPS_MODULE
+    event_types = ("climb", "summon", "platform")
+    state_attr = "traps"
+    hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 40}
+
+    @classmethod
+    def create_state(cls, setup: Setup) -> TrapState:
+        """The trap chambers chosen, nobody on a cliff."""
+        return TrapState(setup.traps)
+
+    def state_json(self, game: GameView) -> dict[str, Any]:
+        """Module 7's part of the state."""
+        return game.traps.to_json()  # type: ignore[no-any-return]
+
+    def on_climb(self, game: GameView, event: Mapping[str, Any]) -> None:
+        """Off the cliff with its 3 icons, rolled alone (page 23)."""
+        game.require(TRAPS_MODULE, event)
+        climb(game, event)
+
+    def on_summon(self, game: GameView, event: Mapping[str, Any]) -> None:
+        """3 keys in the invocation chamber summon every adventurer (page 23)."""
+        game.require(TRAPS_MODULE, event)
+        summon(game, event)
+
+    def on_platform(self, game: GameView, event: Mapping[str, Any]) -> None:
+        """The moving platform moved round the temple to where its stairway meets a door."""
+        game.require(TRAPS_MODULE, event)
+        move_platform(game, event)
+
+    def check_leave(
+        self, game: GameView, player: PlayerState, there: Cell | None, doing: str, discovering: bool
+    ) -> None:
+        """A cliff or the waiting platform holds the player; the slide's stairway is shut."""
+        check_leave(game, player, there, doing, discovering=discovering)
+
+    def on_discover(self, game: GameView, player: PlayerState, tile: TileDef, cell: Cell) -> None:
+        """The discoverer of a trap chamber is placed inside at once."""
+        on_discover(game, player, tile, cell)
+
+    def held_back(self, game: GameView, player: PlayerState, discovering: bool) -> str | None:
+        """A cliff, or the waiting platform."""
+        return stuck(game, player, discovering=discovering)
+
+    def shut_side(
+        self, game: GameView, player: PlayerState, chamber: PlacedTile, side: str, passage: bool
+    ) -> bool:
+        """Nobody leaves the slide trap by its stairway."""
+        return not passage and trap_at(game, chamber.cell) == "slide" and side == chamber.stairs
+
+    def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
+        """Off a cliff, the invocation's summons, the moving platform."""
+        return _trap_actions(game, player)
+
+
+# ----- open actions (rules/actions.py asks for them through the protocol) ---------------
+
+
+def _trap_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
+    """Off a cliff, the invocation's summons, the moving platform (module 7, page 23)."""
+    from rules.narrative import place_name  # here: it imports the engine
+
+    state = game.traps
+    assert state is not None
+    pid = player.player_id
+    kind = trap_at(game, player.cell)
+    found: list[OpenAction] = []
+    if pid in state.on_cliff and kind is not None and kind in CLIMB:
+        need = CLIMB[kind]
+        found.append(
+            priced(
+                game,
+                [player],
+                need,
+                "climb",
+                f"climb down the cliff ({describe_icons(need)} by yourself)",
+                {"type": "climb", "player": pid},
+            )
+        )
+    if kind == "invocation":
+        found.append(
+            priced(
+                game,
+                [player],
+                SUMMON,
+                "summon",
+                "summon every adventurer here (3 keys)",
+                {"type": "summon", "player": pid},
+            )
+        )
+    if kind == "platform" and state.platform_waits:
+        spots = platform_spots(game)
+        found.append(
+            OpenAction(
+                "platform",
+                "move the platform clockwise to where its stairway meets a door",
+                {"type": "platform", "player": pid},
+                blocked=None if spots else "no spot yet: wait for a chamber with a door",
+                choices=[
+                    {
+                        "name": place_name(cell, game.temple.start_cell()).capitalize(),
+                        "note": "its stairway meets a door there",
+                        "event": {"type": "platform", "player": pid, "cell": list(cell)},
+                    }
+                    for cell in spots
+                ],
+            )
+        )
+    return found

@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
+from typing import Any
 
 from rules.catalog import TileDef
-from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, TORCH
+from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, TORCH, plural_of
 
 CURSES_MODULE = "curses"
 TREASURES_MODULE = "treasures"
@@ -124,6 +127,10 @@ class CurseCard:
     cards show them as pictures, which the rulebook's text does not give)."""
     module: str | None = None
     """The module that adds this card to the pile (None: module 1 itself)."""
+    copies: int = 2
+    """How many of this card the pile holds (page 10: 14 curse cards; the counts printed
+    beside the cards, 3 2 2 2 3 2, read in the order the cards are listed; one Soul exchange
+    with module 4's expansion)."""
 
     @property
     def lift_need(self) -> Counter[str]:
@@ -135,7 +142,11 @@ CURSE_CARDS: Mapping[str, CurseCard] = {
     card.card_id: card
     for card in (
         CurseCard(
-            "trap", "Trap", "may not enter or discover a chamber", (ADVENTURER, ADVENTURER, KEY)
+            "trap",
+            "Trap",
+            "may not enter or discover a chamber",
+            (ADVENTURER, ADVENTURER, KEY),
+            copies=3,
         ),
         CurseCard("silence", "Silence", "may not talk", (GOLDEN_MASK, TORCH)),
         CurseCard(
@@ -155,6 +166,7 @@ CURSE_CARDS: Mapping[str, CurseCard] = {
             "Mask",
             "a golden mask (yours, or given to a player in your chamber) frees only one black mask",
             (KEY, KEY),
+            copies=3,
         ),
         CurseCard(
             "cursed_hand",
@@ -169,6 +181,7 @@ CURSE_CARDS: Mapping[str, CurseCard] = {
             "until the curse is lifted",
             (GOLDEN_MASK, ADVENTURER),
             SPECIAL_MODULE,
+            copies=1,
         ),
     )
 }
@@ -186,6 +199,8 @@ class TreasureTile:
     """Icons the treasure serves as when spent with an action (double key, double torch)."""
     module: str | None = None
     """The module that adds this tile to the pile (None: module 2 itself)."""
+    own_actions: bool = False
+    """Its module lists its uses among its own open actions (module 2 offers no plain one)."""
 
 
 TREASURES: Mapping[str, TreasureTile] = {
@@ -221,14 +236,77 @@ TREASURES: Mapping[str, TreasureTile] = {
 """The six treasures of module 2 (page 11), by the id the game record uses."""
 
 
-def curse_cards_in_play(modules: tuple[str, ...] | list[str]) -> dict[str, CurseCard]:
-    """The curse cards of a game with these modules (module 4 adds Soul exchange)."""
-    return {k: c for k, c in CURSE_CARDS.items() if c.module is None or c.module in modules}
+def curse_cards_in_play(modules: tuple[str, ...] | list[str]) -> Mapping[str, CurseCard]:
+    """The curse cards of a game with these modules (module 4 adds Soul exchange, Queenie
+    modules their own); read-only, shared by every game with these modules."""
+    return _curse_cards(tuple(modules))
 
 
-def treasures_in_play(modules: tuple[str, ...] | list[str]) -> dict[str, TreasureTile]:
-    """The treasure tiles of a game with these modules (module 4 adds the Large torch)."""
-    return {k: t for k, t in TREASURES.items() if t.module is None or t.module in modules}
+@cache
+def _curse_cards(modules: tuple[str, ...]) -> Mapping[str, CurseCard]:
+    cards = {k: c for k, c in CURSE_CARDS.items() if c.module is None or c.module in modules}
+    for module in queenie_classes(modules):
+        cards.update((card.card_id, card) for card in module.curse_cards)
+    return MappingProxyType(cards)
+
+
+def treasures_in_play(modules: tuple[str, ...] | list[str]) -> Mapping[str, TreasureTile]:
+    """The treasure tiles of a game with these modules (module 4 adds the Large torch, Queenie
+    modules their own); read-only, shared by every game with these modules."""
+    return _treasure_tiles(tuple(modules))
+
+
+@cache
+def _treasure_tiles(modules: tuple[str, ...]) -> Mapping[str, TreasureTile]:
+    tiles = {k: t for k, t in TREASURES.items() if t.module is None or t.module in modules}
+    for module in queenie_classes(modules):
+        tiles.update((tile.treasure_id, tile) for tile in module.treasure_tiles)
+    return MappingProxyType(tiles)
+
+
+def queenie_classes(modules: tuple[str, ...] | list[str]) -> list[Any]:
+    """The classes of the Queenie modules among `modules`, in their order."""
+    from rules.modules_registry import MODULES as CLASSES  # here: the registry imports this file
+
+    return [CLASSES[m] for m in modules if m in CLASSES and m not in BIG_BOX_IDS]
+
+
+BIG_BOX_IDS = (
+    CURSES_MODULE,
+    TREASURES_MODULE,
+    ILLUSIONS_MODULE,
+    SPECIAL_MODULE,
+    "quests",
+    "characters",
+    "traps",
+    "time",
+)
+"""Modules 1-8, in the Big Box's order."""
+
+
+def offered_modules() -> list[dict[str, object]]:
+    """Every module a new game may play, as the set-up page reads them: modules 1-8, then the
+    Queenie modules this version plays (numbered on from 9, in the rulebooks' order)."""
+    from rules.modules_registry import MODULES as CLASSES  # here: the registry imports this file
+
+    offered = [MODULES[m].to_json() for m in BIG_BOX_IDS]
+    number = len(BIG_BOX_IDS)
+    for module_id, module in CLASSES.items():
+        if module_id in BIG_BOX_IDS:
+            continue
+        number += 1
+        offered.append(
+            {
+                "id": module_id,
+                "number": number,
+                "name": module.title,
+                "summary": module.summary,
+                "queenie": True,
+                "rulebook": module.rulebook,
+                "requires": list(module.requires),
+            }
+        )
+    return offered
 
 
 CLAIM_COST: Counter[str] = Counter({KEY: 2})
@@ -296,7 +374,7 @@ def illusion_chambers(catalog: Mapping[str, TileDef]) -> tuple[list[str], dict[s
         new_id = f"illusion-{index}"
         tiles[new_id] = TileDef(
             new_id,
-            f"Illusion chamber ({icon}s) {index}",
+            f"Illusion chamber ({plural_of(icon)}) {index}",
             "chamber",
             base.doors,
             base.enter,

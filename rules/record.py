@@ -9,7 +9,7 @@ from typing import Any
 
 from rules.engine import Game, Verdict
 from rules.errors import RecordError
-from rules.finite import NotFiniteError, TooDeepError, loads_finite
+from rules.finite import UnfitJSONError, loads_finite
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,9 @@ def record_lines(text: str) -> list[str]:
 
 def parse_lines(lines: Iterable[str]) -> list[RecordLine]:
     """Parse JSON Lines, skipping blank lines; raise `RecordError` naming the first bad line
-    (not JSON, a number JSON does not have: NaN, Infinity, 1e999, or brackets nested deeper
-    than `rules.finite.MAX_NESTING`)."""
+    (not JSON, a number JSON does not have: NaN, Infinity, 1e999, a number past Python's digit
+    limit, a lone surrogate, a key named twice, or brackets nested deeper than
+    `rules.finite.MAX_NESTING`)."""
     parsed: list[RecordLine] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -54,7 +55,7 @@ def parse_lines(lines: Iterable[str]) -> list[RecordLine]:
             parsed.append(RecordLine(number, loads_finite(text)))
         except json.JSONDecodeError as error:
             raise RecordError(f"line {number} is not valid JSON ({error.msg})") from None
-        except (NotFiniteError, TooDeepError) as error:
+        except UnfitJSONError as error:
             raise RecordError(f"line {number} is not valid JSON: {error}") from None
     return parsed
 

@@ -104,7 +104,7 @@ def _plausible_event(rng: random.Random, game: Game) -> dict[str, Any]:
         event = dict(rng.choice(chosen.choices)["event"] if chosen.choices else chosen.event)
         _draw_for_modules(rng, game, event)
         if event["type"] == "discover":
-            event["tile"] = rng.choice(game.unplaced_tiles()).tile_id
+            event["tile"] = rng.choice(game.drawable_tiles()).tile_id
             if rng.random() < 0.5:
                 here = game.players[event["player"]].cell
                 assert here is not None

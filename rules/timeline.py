@@ -21,7 +21,10 @@ from typing import Any
 from rules.errors import RecordError
 
 COUNTDOWN_NUMBERS: tuple[int, ...] = (1, 2, 3)
-"""Every timeline has exactly these countdowns; the last one ends with the collapse."""
+"""The countdowns of the official timeline; the last one ends with the collapse."""
+
+MAX_COUNTDOWNS = 6
+"""A timeline holds countdowns 1 to N, N from 1 to this; the last one ends with the collapse."""
 
 _TIMELINE_FIELDS = ("intro_seconds", "game_seconds", "countdowns")
 _COUNTDOWN_FIELDS = ("n", "start", "end")
@@ -29,8 +32,8 @@ _COUNTDOWN_FIELDS = ("n", "start", "end")
 
 def _countdown_problem(n: Any, start: Any, end: Any) -> str | None:
     """Check one countdown on its own: its number, and a start before its end."""
-    if n not in COUNTDOWN_NUMBERS or isinstance(n, bool) or not isinstance(n, int):
-        return f"a countdown's 'n' must be 1, 2 or 3, not {n!r}"
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_COUNTDOWNS:
+        return f"a countdown's 'n' must be a whole number from 1 to {MAX_COUNTDOWNS}, not {n!r}"
     where = f"countdown {n}"
     for name, value in (("start", start), ("end", end)):
         if not _is_number(value) or value < 0:
@@ -46,7 +49,7 @@ def _countdown_problem(n: Any, start: Any, end: Any) -> str | None:
 
 
 def _timeline_problem(intro: Any, game: Any, countdowns: Any) -> str | None:
-    """Check the timeline as a whole: lengths, and three countdowns in order inside the game."""
+    """Check the timeline as a whole: lengths, and countdowns 1 to N in order inside the game."""
     if not _is_number(intro) or intro < 0:
         return (
             "'intro_seconds' must be the seconds of audio before \"Escape!\" (0 or more), "
@@ -61,9 +64,12 @@ def _timeline_problem(intro: Any, game: Any, countdowns: Any) -> str | None:
     ):
         return "'countdowns' must be a sequence of Countdown values"
     numbers = sorted(c.n for c in countdowns)
-    if numbers != list(COUNTDOWN_NUMBERS):
+    if not numbers or numbers != list(range(1, len(numbers) + 1)):
         found = ", ".join(map(str, numbers)) or "none"
-        return f"'countdowns' must hold countdowns 1, 2 and 3 once each, not {found}"
+        return (
+            f"'countdowns' must hold countdowns 1 to N once each (N from 1 to {MAX_COUNTDOWNS}; "
+            f"1, 2 and 3 once each in the official timeline), not {found}"
+        )
     ordered = sorted(countdowns, key=lambda c: c.n)
     for countdown in ordered:
         if countdown.end > game:
@@ -149,8 +155,13 @@ class Timeline:
         """Return the audio time of the collapse: the introduction plus the game."""
         return self.intro_seconds + self.game_seconds
 
+    @property
+    def last_countdown(self) -> int:
+        """Return the number of the last countdown: the one that ends with the collapse."""
+        return self.countdowns[-1].n
+
     def countdown(self, n: int) -> Countdown:
-        """Return countdown `n` (1, 2 or 3)."""
+        """Return countdown `n` (1 to `last_countdown`)."""
         for countdown in self.countdowns:
             if countdown.n == n:
                 return countdown
@@ -169,7 +180,7 @@ class Timeline:
         events: list[dict[str, Any]] = []
         for countdown in self.countdowns:
             events.append({"type": "countdown_start", "n": countdown.n, "t": countdown.start})
-            if countdown.n != COUNTDOWN_NUMBERS[-1]:
+            if countdown.n != self.last_countdown:
                 events.append({"type": "countdown_end", "n": countdown.n, "t": countdown.end})
         events.append({"type": "collapse", "t": self.game_seconds})
         # A stable sort keeps an end before the next start when both fall on the same second.
@@ -235,8 +246,11 @@ def _shape_problem(data: Any) -> str | None:
     if problem:
         return problem
     countdowns = data["countdowns"]
-    if not isinstance(countdowns, list) or len(countdowns) != len(COUNTDOWN_NUMBERS):
-        return "'countdowns' must be a list of 3 objects, one for each countdown 1, 2 and 3"
+    if not isinstance(countdowns, list) or not 1 <= len(countdowns) <= MAX_COUNTDOWNS:
+        return (
+            f"'countdowns' must be a list of 1 to {MAX_COUNTDOWNS} objects, one for each "
+            "countdown (3 in the official timeline: 1, 2 and 3)"
+        )
     for index, countdown in enumerate(countdowns):
         where = f"countdowns[{index}]"
         if not isinstance(countdown, Mapping):

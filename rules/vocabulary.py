@@ -28,6 +28,7 @@ PAYING_FACES: Final[tuple[str, ...]] = (ADVENTURER, KEY, TORCH, GOLDEN_MASK)
 
 SIDES: Final[tuple[str, ...]] = ("N", "E", "S", "W")
 """Table sides in clockwise order."""
+_OPPOSITE: Final[dict[str, str]] = {side: SIDES[(i + 2) % 4] for i, side in enumerate(SIDES)}
 
 OFFSETS: Final[dict[str, tuple[int, int]]] = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 """The step from a cell to its neighbour on each side (x grows East, y grows North)."""
@@ -40,7 +41,7 @@ Cell = tuple[int, int]
 
 def opposite(side: str) -> str:
     """Return the side facing `side` (N <-> S, E <-> W)."""
-    return SIDES[(SIDES.index(side) + 2) % 4]
+    return _OPPOSITE[side]
 
 
 def rotate(side: str, quarter_turns: int) -> str:
@@ -65,9 +66,13 @@ def side_towards(origin: Cell, target: Cell) -> str | None:
 def plural(count: int, word: str) -> str:
     """Write `count word` with an English plural (`1 key`, `2 keys`, `2 golden masks`, `3 dice`)."""
     label = word.replace("_", " ")
-    if count == 1:
-        return f"{count} {label}"
+    return f"{count} {label if count == 1 else plural_of(label)}"
+
+
+def plural_of(word: str) -> str:
+    """Write a word's English plural (`keys`, `torches`, `golden masks`, `dice`)."""
+    label = word.replace("_", " ")
     if label.endswith("die"):
-        return f"{count} {label[:-3]}dice"
+        return f"{label[:-3]}dice"
     suffix = "es" if label.endswith(("ch", "sh", "s", "x")) else "s"
-    return f"{count} {label}{suffix}"
+    return f"{label}{suffix}"

@@ -107,3 +107,9 @@ class GameClock:
         if self.status == "running":
             self.source.pause()
         self.status = "over"
+
+    def reopen(self) -> None:
+        """Hold a finished clock paused where it stopped (a correction took the game's end
+        back: the game goes on)."""
+        if self.status == "over":
+            self.status = "paused"

@@ -17,6 +17,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from server.voice_mix import VoiceOver, limit
+
 BROWSER_FALLBACK = "the browser will play the soundtrack instead"
 PORTAUDIO_MISSING = f"PortAudio library not found: install libportaudio2; {BROWSER_FALLBACK}"
 SOUNDDEVICE_MISSING = f"the sounddevice package is not installed; {BROWSER_FALLBACK}"
@@ -80,7 +82,8 @@ StreamFactory = Callable[[int, int | str | None, Callback], OutputStream]
 
 
 class HostPlayer:
-    """Plays mono float32 samples on a host output stream; its position is the game clock."""
+    """Plays mono float32 samples on a host output stream; its position is the game clock.
+    Spoken alerts (`say`) are mixed over it, one after another, the music ducked under them."""
 
     def __init__(
         self,
@@ -100,6 +103,8 @@ class HostPlayer:
         self._lock = threading.Lock()
         self._frame = 0
         self._playing = False
+        self._voices: list[VoiceOver] = []
+        self._voice_at = 0
 
     @property
     def duration_seconds(self) -> float:
@@ -130,8 +135,37 @@ class HostPlayer:
             chunk = self._samples[start : start + frames]
             if self._playing:
                 self._frame = start + len(chunk)
+            if self._voices and self._playing:
+                block = np.zeros(frames, np.float32)
+                block[: len(chunk)] = chunk
+                chunk = self._mix_voices(block)
         outdata[: len(chunk)] = chunk[:, np.newaxis]
         outdata[len(chunk) :] = 0
+
+    def say(self, over: VoiceOver) -> None:
+        """Queue a spoken alert: it is mixed over the music from the next block on (after the
+        ones queued before it), while the player plays; pause, seek and stop drop it."""
+        with self._lock:
+            self._voices.append(over)
+
+    def _mix_voices(self, block: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """Lay the queued voices over one block (the lock held), limited to full scale."""
+        done = 0
+        while done < len(block) and self._voices:
+            over = self._voices[0]
+            count = min(len(block) - done, len(over) - self._voice_at)
+            block[done : done + count] = over.mix(block[done : done + count], self._voice_at)
+            self._voice_at += count
+            done += count
+            if self._voice_at >= len(over):
+                self._voices.pop(0)
+                self._voice_at = 0
+        return limit(block)
+
+    def _drop_voices(self) -> None:
+        with self._lock:
+            self._voices.clear()
+            self._voice_at = 0
 
     def start(self, at_seconds: float = 0.0) -> None:
         """Open the output stream if needed and play from `at_seconds` into the audio."""
@@ -144,6 +178,7 @@ class HostPlayer:
     def pause(self) -> None:
         """Hold the position; the stream stays open and plays silence."""
         self._playing = False
+        self._drop_voices()
 
     def resume(self) -> None:
         """Continue from the held position."""
@@ -154,6 +189,7 @@ class HostPlayer:
     def stop(self) -> None:
         """Stop playing and release the device; the position is kept for a later start()."""
         self._playing = False
+        self._drop_voices()
         stream, self._stream = self._stream, None
         if stream is not None:
             stream.stop()
@@ -165,6 +201,8 @@ class HostPlayer:
             raise ValueError(f"cannot seek to {seconds!r} s: give 0 or more seconds")
         with self._lock:
             self._frame = min(len(self._samples), round(seconds * self.sample_rate))
+            self._voices.clear()
+            self._voice_at = 0
 
 
 def _import_sounddevice() -> Any:

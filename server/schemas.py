@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
-from rules.game_setup import setup_catalog, starting_temple
+from rules.game_setup import KNOWN_MODULES, setup_catalog, starting_temple
 from rules.module_characters import default_characters
-from rules.module_quests import QUEST_NAMES
 from rules.module_time import TIME_NAMES
 from rules.module_traps import TRAP_NAMES
 from rules.vocabulary import PLAYER_ID_PATTERN
+from server.queenie_setup import FIELD_MODULES, draw_quests, misplaced_fields, queenie_fields
+from server.timer_options import TimerIn
+
+IdempotencyKey = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description=(
+            "any string of up to 64 letters, digits, '-', '_', '.' or ':', new for each click: a "
+            "retry of the same request with the same key is answered again and recorded once"
+        ),
+    ),
+]
 
 
 class NewGame(BaseModel):
@@ -22,7 +36,9 @@ class NewGame(BaseModel):
 
     players: list[str] = Field(min_length=1, max_length=6, description="player ids (colours)")
     difficulty: Literal["normal", "expert", "professional"] = "normal"
-    modules: list[str] = Field(default_factory=list, max_length=20)
+    modules: list[str] = Field(
+        default_factory=list, max_length=len(KNOWN_MODULES), description="the modules played"
+    )
     track_dice: bool = Field(False, description="true when a camera reports every roll")
     audio: Literal["auto", "host", "browser", "off"] = "auto"
     temple: list[dict[str, Any]] | None = Field(None, max_length=60)
@@ -40,14 +56,43 @@ class NewGame(BaseModel):
         None, max_length=4, description="module 8's time chambers (default: `time_count` drawn)"
     )
     time_count: int = Field(3, ge=2, le=4, description="time chambers to draw (page 24)")
+    torch_penalty: Literal["dice", "gems"] = Field(
+        "dice",
+        description="module 8: page 25's table the torch chamber plays (a failed task loses "
+        "dice, or adds magic gems to the depot)",
+    )
     characters: dict[str, str] | None = Field(
         None, description="module 6: each player's character card (default: a permanent card each)"
+    )
+    timer: TimerIn | None = Field(
+        None, description="the timer options (left out: the official timeline, or --timeline)"
     )
     starting_chambers: list[str] | None = Field(
         None,
         min_length=2,
         max_length=2,
         description="the two chambers drawn at set-up (page 5), laid left and right of the start",
+    )
+    new_quests: list[str] | None = Field(
+        None,
+        min_length=1,
+        max_length=3,
+        description="Queenie 15: its quest chambers in play (default: all three)",
+    )
+    maya_side: Literal["eternal", "doomed"] | None = Field(
+        None, description="the Maya calendar board's side (default: eternal)"
+    )
+    maya_bars: list[StrictInt] | None = Field(
+        None, max_length=2, description="the doomed calendar's two bars, e.g. [3, 6]"
+    )
+    maya_spaces: list[str] | None = Field(
+        None, max_length=9, description="the calendar's 9 spaces after the start"
+    )
+    cursed_gems: dict[str, str] | None = Field(
+        None, description="each player's cursed gem tile (default: dealt at random)"
+    )
+    beast_path: list[str] | None = Field(
+        None, max_length=8, description="the beast chamber's path (default: the printed one)"
     )
 
     @field_validator("players")
@@ -62,8 +107,17 @@ class NewGame(BaseModel):
             raise ValueError("each player may appear only once")
         return players
 
+    @model_validator(mode="after")
+    def _fields_fit_modules(self) -> NewGame:
+        given = {name: getattr(self, name) for name in FIELD_MODULES}
+        problem = misplaced_fields(given, self.modules)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
+
     def setup_line(self) -> dict[str, Any]:
         """Return the game record's setup line for this form."""
+        rng = random.Random()
         line: dict[str, Any] = {
             "type": "setup",
             "players": self.players,
@@ -72,15 +126,19 @@ class NewGame(BaseModel):
             "track_dice": self.track_dice,
         }
         if "quests" in self.modules:
-            line["quests"] = self.quests or random.sample(list(QUEST_NAMES), self.quest_count)
+            line["quests"] = self.quests or draw_quests(self.modules, self.quest_count, rng)
         if "traps" in self.modules:
             line["traps"] = self.traps or random.sample(list(TRAP_NAMES), self.trap_count)
         if "time" in self.modules:
             line["time_chambers"] = self.time_chambers or random.sample(
                 list(TIME_NAMES), self.time_count
             )
+            if self.torch_penalty != "dice":
+                line["torch_penalty"] = self.torch_penalty
         if "characters" in self.modules:
             line["characters"] = self.characters or default_characters(self.players)
+        given = {name: getattr(self, name) for name in FIELD_MODULES}
+        line.update(queenie_fields(given, self.modules, self.players, rng))
         if self.temple is not None:
             line["temple"] = self.temple
         elif self.starting_chambers is not None:
@@ -95,6 +153,7 @@ class EventIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     event: dict[str, Any] = Field(description="a game-record event, e.g. {'type': 'enter', ...}")
+    key: IdempotencyKey | None = None
 
     @field_validator("event")
     @classmethod
@@ -111,10 +170,21 @@ class CorrectionIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    line: int = Field(description="the record line of the event to correct (events start at 2)")
+    line: StrictInt = Field(
+        description="the record line of the event to correct (events start at 2)"
+    )
     event: dict[str, Any] | None = Field(
         description="the event as it should have been, or null to strike the line out"
     )
+    key: IdempotencyKey | None = None
+
+
+class UndoIn(BaseModel):
+    """An Undo button press; the body is optional (an empty POST undoes the last action)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: IdempotencyKey | None = None
 
 
 class ClockIn(BaseModel):

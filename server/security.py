@@ -15,7 +15,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rules.finite import NotFiniteError, TooDeepError, loads_finite
+from rules.finite import UnfitJSONError, loads_finite
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 MAX_BODY_BYTES = 64 * 1024
@@ -33,7 +33,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 
 def allowed_hosts(bind_host: str) -> list[str]:
     """Return the Host header values this server answers to."""
-    hosts = {"127.0.0.1", "localhost", "[::1]", "::1", "testserver"}
+    hosts = {"127.0.0.1", "localhost", "[::1]", "::1"}
     if bind_host not in ("0.0.0.0", "::", ""):
         hosts.add(bind_host)
     else:
@@ -162,7 +162,7 @@ def _body_problem(body: bytes, headers: Headers) -> tuple[int, str] | None:
         return 415, "send the request body as JSON (Content-Type: application/json)"
     try:
         loads_finite(body)
-    except (NotFiniteError, TooDeepError) as error:
+    except UnfitJSONError as error:
         return 422, f"the request body is not valid JSON: {error}"
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None  # the route's own validation answers with the place of the error

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,13 +13,15 @@ from typing import Any
 from rules import module_time
 from rules.engine import CLOCK_EVENTS, Game, JudgedLine, Verdict
 from rules.errors import RecordError
-from rules.finite import non_finite_path, not_finite_message
+from rules.finite import UnfitJSONError, check_fit
 from rules.narrative import tell_event
 from rules.record import parse_lines
-from rules.timeline import Timeline
+from rules.timeline import COUNTDOWN_NUMBERS, Timeline
+from rules.timer_options import TimerOptions
 from server.clock import GameClock, PositionSource, Stopwatch
 from server.host_audio import HOST_SOUND_FAILED
-from server.store import GameStore, UnknownGame
+from server.store import GameStore, SaveFailed, UnknownGame
+from server.timer_options import with_new_times
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +30,21 @@ RESUME_RUNNING_WITHIN_SECONDS = 120.0
 META_SAVE_INTERVAL_SECONDS = 1.0
 LOG_LENGTH = 200
 NOTICES_KEPT = 4
+KEYS_KEPT = 512
+"""Idempotency keys remembered (a retry comes within seconds; a game has a few hundred events)."""
+NOT_STARTED = "the game has not started: press Start (the soundtrack) before playing"
+IN_TIME_OUT = (
+    "the music is paused by {who}'s Time out: press play on the dashboard (end the Time out) "
+    "to go on"
+)
 
 
 class SessionError(Exception):
     """A request the session cannot carry out now; the message says why and what to do."""
+
+
+class UnfitEventError(SessionError):
+    """An event that JSON-in-UTF-8 cannot carry, or a key reused for another event."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,10 @@ class AudioPlan:
     host_available: bool
     host_reason: str
     make_host_source: Callable[[], PositionSource] | None = None
+    game_host_source: Callable[[Timeline], PositionSource] | None = None
+    """Makes the host's player of a game's own timeline (its timer options), when it has one."""
+    prepare_timeline: Callable[[Timeline, TimerOptions | None], None] | None = None
+    """Gets a game's own timeline's soundtracks ready (in the background) when it starts."""
     notices: list[str] = field(default_factory=list)
     host_notice: str = ""
     """Why the host does not play, in a player's words (empty when it does)."""
@@ -89,7 +107,12 @@ class Session:
     ) -> None:
         self.store = store
         self._silent_source = silent_source
+        self.default_timeline = timeline
+        """The server's timeline: a game's own when its set-up chose no timer options."""
         self.timeline = timeline
+        """The running game's timeline (the server's, or the one its timer options made)."""
+        self.timer: TimerOptions | None = None
+        """The running game's timer options, when its set-up chose any."""
         self.audio = audio
         self.lock = threading.RLock()
         self.game: Game | None = None
@@ -103,29 +126,77 @@ class Session:
         self._last_t = -timeline.intro_seconds
         self._last_meta_save = 0.0
         self.created = 0.0
+        self._answered: OrderedDict[str, tuple[dict[str, Any], Verdict]] = OrderedDict()
+        """Idempotency key -> the event it came with and its verdict, for retried requests."""
+        self._held_by_time_out = False
+        """True while the Maze's Time out holds the clock (its `end` lets it go on)."""
 
     # ----- starting, resuming -------------------------------------------------------------
 
     def new_game(self, setup_line: dict[str, Any], audio_mode: str = "auto") -> str:
-        """Start a new game from a setup line (raises `RecordError` if it is not valid)."""
+        """Start a new game from a setup line (raises `RecordError` if it is not valid, and
+        `SaveFailed` when the disk refuses it: then the running game goes on untouched)."""
+        numbers = tuple(countdown.n for countdown in self.default_timeline.countdowns)
+        if "timeline" not in setup_line and numbers != COUNTDOWN_NUMBERS:
+            # A --timeline of other than 3 countdowns: the record says which, so that the
+            # engine's countdown numbers (and a replay) follow it.
+            setup_line = {**setup_line, "timeline": self.default_timeline.to_json()}
         game = Game.from_setup_line(setup_line)
         with self.lock:
-            self._stop_clock()
             mode = self.audio.mode_for(audio_mode)
-            self.created = time.time()
-            meta = {"created": self.created, "audio_mode": mode, "clock": {"status": "ready"}}
-            self.game_id = self.store.create(setup_line, meta)
+            created = time.time()
+            meta = {"created": created, "audio_mode": mode, "clock": {"status": "ready"}}
+            game_id = self.store.create(setup_line, meta)
+            self._stop_clock()
+            self.game_id, self.created = game_id, created
             self.game, self.setup_line, self.audio_mode = game, setup_line, mode
+            self._use_timeline(game)
             self.clock = GameClock(self.timeline, self._source_for(mode))
             self._lines = 1
             self._last_t = -self.timeline.intro_seconds
+            self._answered.clear()
+            self._held_by_time_out = False
             self._changed()
             log.info("new game %s: %s, audio %s", self.game_id, setup_line["players"], mode)
-            return self.game_id
+            return game_id
+
+    def start_over_in_place(self, at: float) -> None:
+        """Start the running game over in its own saved game (its record back to the setup
+        line), the clock running `at` s after "Escape!": the demo's loop. Raises `SaveFailed`
+        (nothing changed) when the disk refuses."""
+        with self.lock:
+            game_id = self.game_id
+            if game_id is None or self.setup_line is None:
+                raise SessionError("no game is running: start one on the set-up page")
+            self.store.start_over(game_id, self.setup_line)
+            self.game = Game.from_setup_line(self.setup_line)
+            self._lines = 1
+            self._answered.clear()
+            self._held_by_time_out = False
+            self.move_clock(at)
+            self._last_t = at
+            self._save_meta()
+
+    def move_clock(self, at: float) -> None:
+        """Run the game clock from `at` s after "Escape!" (the demo keeps it with its video)."""
+        with self.lock:
+            self.clock.start(self.timeline.intro_seconds + at)
+            self._changed()
+
+    def _use_timeline(self, game: Game | None) -> None:
+        """Play the game's own timeline (its timer options), else the server's."""
+        own = game.setup.timeline if game is not None else None
+        self.timeline = own or self.default_timeline
+        self.timer = game.setup.timer if game is not None else None
+        if own is not None and self.audio.prepare_timeline is not None:
+            self.audio.prepare_timeline(own, self.timer)
 
     def _source_for(self, mode: str) -> PositionSource:
         if mode == "host" and self.audio.make_host_source is not None:
             try:
+                own = self.audio.game_host_source
+                if own is not None and self.timeline != self.default_timeline:
+                    return own(self.timeline)
                 return self.audio.make_host_source()
             except Exception as error:  # a device can vanish between the probe and now
                 self.notify(HOST_SOUND_FAILED)
@@ -144,13 +215,17 @@ class Session:
         with self.lock:
             self._stop_clock()
             self.game, self.game_id, self.setup_line = game, game_id, parsed[0].value
+            self._use_timeline(game)
             self._lines = parsed[-1].number
+            self._answered.clear()
             for line in parsed[1:]:
                 game.apply(line.value, line.number)
             self.created = float(meta.get("created", time.time()))
             self.audio_mode = self.audio.mode_for(str(meta.get("audio_mode", "auto")))
             self.clock = GameClock(self.timeline, self._source_for(self.audio_mode))
             self._restore_clock(meta.get("clock", {}), meta.get("last_t"))
+            self._held_by_time_out = False
+            self._follow_time_out()
             self._changed()
 
     def _restore_clock(self, saved: dict[str, Any], last_t: Any) -> None:
@@ -189,23 +264,32 @@ class Session:
 
     def _forget(self) -> None:
         self.game = self.game_id = self.setup_line = None
+        self._use_timeline(None)
         self.clock = GameClock(self.timeline, self._silent_source())
         self._changed()
 
     # ----- events --------------------------------------------------------------------------
 
-    def record(self, event: dict[str, Any], source: str = "manual") -> Verdict:
+    def record(
+        self, event: dict[str, Any], source: str = "manual", key: str | None = None
+    ) -> Verdict:
         """Stamp an event with the game clock, judge it, save it and tell every page.
 
-        Raises `SessionError` (nothing is saved) for an event holding a number JSON does not
-        have, and for a player's action during the introduction, before "Escape!".
+        Raises `UnfitEventError` (nothing is saved) for an event holding what JSON in UTF-8 cannot
+        carry, or a `key` already used for another event; `SessionError` for an event before
+        Start, during the introduction (before "Escape!"), or one only the clock may emit; and
+        `SaveFailed` when the disk refuses the line (the game stays as it was). A `key` seen
+        before answers with the verdict given then, and records nothing again.
         """
-        where = non_finite_path(event)
-        if where is not None:
-            raise SessionError(f"the event is not valid JSON: {not_finite_message(where)}")
+        try:
+            check_fit(event)
+        except UnfitJSONError as error:
+            raise UnfitEventError(f"the event is not valid JSON: {error}") from None
         with self.lock:
             game = self._require_game()
-            self._check_time(event)
+            if key is not None and key in self._answered:
+                return self._answer_again(key, event)
+            self._check_time(game, event)
             if event.get("type") == "undo" and "line" not in event:
                 target = game.undo_target()
                 if target is not None:
@@ -214,27 +298,84 @@ class Session:
             if source != "manual":
                 stamped["source"] = source
             verdict = self._commit(game, stamped)
+            if key is not None:
+                self._answered[key] = (event, verdict)
+                while len(self._answered) > KEYS_KEPT:
+                    self._answered.popitem(last=False)
             self._save_meta()
             return verdict
 
+    def _answer_again(self, key: str, event: dict[str, Any]) -> Verdict:
+        """The verdict a retried request got the first time (the same key, the same event)."""
+        first, verdict = self._answered[key]
+        same = first == event or (
+            event.get("type") == "undo" and first.get("type") == "undo" and "line" not in event
+        )
+        if not same:
+            raise UnfitEventError(
+                f"the key {key!r} was already used for another event: send a new key with "
+                "each new event"
+            )
+        return verdict
+
     def _commit(self, game: Game, event: dict[str, Any]) -> Verdict:
-        """Judge an event, append it to the saved record, stop a finished clock."""
-        self._lines += 1
-        verdict = game.apply(event, self._lines)
-        self.store.append(self.game_id or "", event)
+        """Judge an event and append it to the saved record; only once it is on disk is it the
+        live game's. A refused write (`SaveFailed`) leaves the game, the line count and the
+        clock exactly as they were."""
+        number = self._lines + 1
+        was_over = game.outcome != "running"
+        verdict = game.apply(event, number)
+        try:
+            self.store.append(self.game_id or "", event)
+        except SaveFailed:
+            game.withdraw(number)
+            raise
+        self._lines = number
         if game.outcome != "running":
             self.clock.finish()
+        elif was_over:  # a correction took the game's end back: the game goes on
+            self.clock.reopen()
+            self.notify("The game goes on: the clock waits where the game ended; press Resume.")
+        self._follow_time_out()
         self._changed()
         return verdict
+
+    def time_out_by(self) -> str | None:
+        """The player whose Time out (the Maze) holds the music now, or None."""
+        maze = getattr(self.game, "maze", None) if self.game is not None else None
+        who = getattr(maze, "paused_by", None)
+        return who if isinstance(who, str) else None
+
+    def _follow_time_out(self) -> None:
+        """Hold the clock and the soundtrack while the record says a Time out paused the music,
+        and let them go on when it ends (an undo or correction of it included); a pause the
+        table pressed itself is left alone."""
+        held = self.time_out_by() is not None and self.game is not None
+        if held and self.game is not None and self.game.outcome == "running":
+            if self.clock.status == "running":
+                self.clock.pause()
+            self._held_by_time_out = self.clock.status == "paused"
+        elif self._held_by_time_out:
+            self._held_by_time_out = False
+            self.clock.resume()
 
     def before_escape(self) -> bool:
         """Tell whether the soundtrack's introduction is playing: started, before "Escape!"."""
         return self.clock.status in ("running", "paused") and self.clock.t < 0
 
-    def _check_time(self, event: dict[str, Any]) -> None:
-        """Refuse a player's action while the introduction plays (the clock before "Escape!")."""
+    def _check_time(self, game: Game, event: dict[str, Any]) -> None:
+        """Refuse what no player may send now: the clock's own events (countdowns, the
+        collapse, a sand timer's end) at any time, and anything before Start; a player's
+        action while the introduction plays (the clock before "Escape!")."""
         kind = event.get("type")
-        if kind in CLOCK_EVENTS or kind in ("undo", "correct"):
+        if kind in game.clock_events:
+            raise SessionError(
+                f"{kind} comes from the game clock: the dashboard records it when the "
+                "soundtrack gets there"
+            )
+        if self.clock.status == "ready":
+            raise SessionError(NOT_STARTED)
+        if kind in ("undo", "correct"):
             return
         if self.before_escape():
             wait = max(1, round(-self.clock.t))
@@ -273,10 +414,13 @@ class Session:
             elif action == "resume":
                 if self.clock.status != "paused":
                     raise SessionError("the clock is not paused")
+                who = self.time_out_by()
+                if who is not None:
+                    raise SessionError(IN_TIME_OUT.format(who=who.capitalize()))
                 self.clock.resume()
             elif action == "restart":
                 assert self.setup_line is not None
-                self.new_game(self.setup_line, self.audio_mode)
+                self.new_game(with_new_times(self.setup_line), self.audio_mode)
                 self.clock.start(0.0)
             else:
                 raise SessionError(f"unknown clock action {action!r}")
@@ -291,14 +435,19 @@ class Session:
             now = self.clock.t
             if self._last_t < 0 <= now:
                 self._changed()  # "Escape!": every page learns that the players may act
-            for event in self.timeline.events_between(self._last_t, now):
-                if self.game.outcome != "running":
-                    break
-                self._commit(self.game, event)
-            for event in module_time.due(self.game, now):  # module 8's sand timers run out
-                if self.game.outcome != "running":
-                    break
-                self._commit(self.game, {**event, "t": round(now, 2)})
+            try:
+                for event in self.timeline.events_between(self._last_t, now):
+                    if self.game.outcome != "running":
+                        break
+                    self._commit(self.game, event)
+                    self._last_t = max(self._last_t, float(event.get("t", self._last_t)))
+                for event in module_time.due(self.game, now):  # module 8's sand timers run out
+                    if self.game.outcome != "running":
+                        break
+                    self._commit(self.game, {**event, "t": round(now, 2)})
+            except SaveFailed as error:  # tried again at the next tick, from the same place
+                self.notify(str(error))
+                return
             self._last_t = now
             if time.monotonic() - self._last_meta_save >= META_SAVE_INTERVAL_SECONDS:
                 self._save_meta()
@@ -321,12 +470,18 @@ class Session:
             },
             "last_t": self._last_t,
         }
-        self.store.write_meta(self.game_id, meta)
+        try:
+            self.store.write_meta(self.game_id, meta)
+        except SaveFailed as error:  # the record is saved; the clock is saved again next second
+            log.warning("%s", error)
+            self.notify(str(error))
 
     def notify(self, message: str) -> None:
         """Show a notice on every open dashboard page (once: a repeated notice moves to the end,
         and only the last few are kept)."""
         with self.lock:
+            if self.notices and self.notices[-1] == message:
+                return  # said already, and the last thing said: no page needs it again
             if message in self.notices:
                 self.notices.remove(message)
             self.notices.append(message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from pathlib import Path
 from typing import Any, Literal
@@ -66,6 +67,18 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
             data.tobytes(), media_type="image/jpeg", headers={"Cache-Control": "no-store"}
         )
 
+    @router.get("/api/calibration/board.{fmt}")
+    def board(fmt: Literal["png", "pdf"], paper: Literal["a4", "letter"] = "a4") -> Response:
+        """The printable calibration board: a 300 dpi PNG or a one-page PDF whose page is the
+        paper, so that printed at 100 % every square has its true size in mm."""
+        media = "application/pdf" if fmt == "pdf" else "image/png"
+        name = f"templecam-calibration-board-{paper}.{fmt}"
+        return Response(
+            _sheet(paper, fmt),
+            media_type=media,
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
     @router.get("/api/calibration")
     def calibration_state() -> dict[str, Any]:
         """The calibration in use (or null) and the running game's players."""
@@ -123,6 +136,8 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
     def tiles() -> dict[str, Any]:
         """The enrolled tiles: id, name, kind, doors, entry icons, gems and whose picture (no
         path on this computer: a page needs none, and none should leave the server)."""
+        from rules.every_tile import tile_modules
+
         library = _load_library(tiles_folder)
         changed = set(library.changed())
         return {
@@ -130,12 +145,14 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
                 {
                     "id": tile.tile_id,
                     **tile.definition.to_json(),
+                    "modules": list(tile_modules(tile.tile_id)),
                     "photo": tile.appearance.photo,
                     "enrolled": tile.appearance.enrolled or None,
                     "changed": tile.tile_id in changed,
                 }
                 for tile in library
             ],
+            "groups": _tile_groups(library.ids()),
         }
 
     @router.get("/api/tiles/{tile_id}/card.png")
@@ -145,7 +162,7 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
 
         library = _load_library(tiles_folder)
         _known(library, tile_id)
-        ok, data = cv2.imencode(".png", tile_card(library.tile(tile_id)))
+        ok, data = cv2.imencode(".png", tile_card(library.tile(tile_id), show_id=False))
         if not ok:
             raise HTTPException(500, "the card could not be encoded as PNG")
         return Response(
@@ -183,6 +200,15 @@ def table_router(session: Session, service: VisionService | None, data_dir: Path
     return router
 
 
+@functools.lru_cache(maxsize=4)
+def _sheet(paper: Literal["a4", "letter"], fmt: Literal["png", "pdf"]) -> bytes:
+    """The board's sheet as `templecam calibrate board` writes it (made once per paper and
+    format: it takes most of a second)."""
+    from calibration.board import sheet_bytes
+
+    return sheet_bytes(paper, fmt)
+
+
 def _calibration_json(calibration: Any) -> dict[str, Any]:
     """The parts of a calibration the page shows."""
     return {
@@ -213,3 +239,36 @@ def _known(library: Any, tile_id: str) -> None:
     if tile_id not in library.ids():
         known = ", ".join(library.ids())
         raise HTTPException(404, f"there is no tile {tile_id!r}; known tiles: {known}")
+
+
+def _tile_groups(tile_ids: list[str]) -> list[dict[str, Any]]:
+    """The tiles page's groups, in the box's order: the basic game's tiles, each module's (a
+    tile of modules 1 and 2 under both names), then the tiles the user added (`own`)."""
+    from rules.every_tile import every_tile, tile_modules
+    from rules.modules import offered_modules
+
+    names = {str(m["id"]): str(m["name"]) for m in offered_modules()}
+    packaged = every_tile()
+    groups: dict[tuple[str, ...] | None, list[str]] = {}
+    for tile_id in tile_ids:
+        key = tile_modules(tile_id) if tile_id in packaged else None
+        groups.setdefault(key, []).append(tile_id)
+    return [
+        {
+            "modules": list(key or ()),
+            "names": [names.get(m, m) for m in key or ()],
+            "own": key is None,
+            "tiles": ids,
+        }
+        for key, ids in sorted(groups.items(), key=lambda item: _group_rank(item[0], names))
+    ]
+
+
+def _group_rank(key: tuple[str, ...] | None, names: dict[str, str]) -> tuple[int, int]:
+    """Basic tiles first, then by the first module's place among those offered, own last."""
+    if key is None:
+        return (2, 0)
+    if not key:
+        return (0, 0)
+    order = list(names)
+    return (1, order.index(key[0]) if key[0] in order else len(order))

@@ -2,8 +2,9 @@
 
 The official soundtrack is copyrighted, so templecam makes one with the same shape from a
 `Timeline`: an ambient introduction, a brass fanfare at "Escape!", a bed that grows tenser and
-faster over the game, gong strikes opening each countdown (one, two, then three), urgent drums
-during the countdowns, a door slam ending countdowns 1 and 2, and the temple's collapse.
+faster over the game, gong strikes opening each countdown (one for countdown 1, two for
+countdown 2, ...), urgent drums during the countdowns, a door slam ending each countdown but the
+last, and the temple's collapse. Any timeline the timer options make is rendered the same way.
 Every designed sound starts on the exact sample its `Marker` gives.
 """
 
@@ -14,7 +15,9 @@ import hashlib
 import json
 import os
 import secrets
+import threading
 import wave
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -81,22 +84,72 @@ def soundtrack_seconds(timeline: Timeline) -> float:
     return timeline.total_seconds + TAIL_SECONDS
 
 
-def render_soundtrack(timeline: Timeline, sample_rate: int = 22050, seed: int = 7) -> Samples:
-    """Render the soundtrack as float32 mono samples in [-PEAK_LEVEL, PEAK_LEVEL]."""
+def render_soundtrack(
+    timeline: Timeline,
+    sample_rate: int = 22050,
+    seed: int = 7,
+    silent: Collection[int] = (),
+) -> Samples:
+    """Render the soundtrack as float32 mono samples in [-PEAK_LEVEL, PEAK_LEVEL].
+
+    The countdowns numbered in `silent` are left out (a browser must not hear, or find in the
+    file, a countdown at a random time before it comes: it plays each one's
+    `render_countdown_clip` from its gong); everything else is the very same samples as the
+    whole track's, at the whole track's level, so that the track and the clips add up to it.
+    """
+    return _render(timeline, sample_rate, seed, silent)[0]
+
+
+COUNTDOWN_CLIP_TAIL_SECONDS = 1.5
+"""A countdown's clip runs this long past its end: the door slam's rumble."""
+
+
+def countdown_clip_seconds(timeline: Timeline, n: int) -> float:
+    """Return how long countdown `n`'s clip runs: its length and the door slam's tail."""
+    countdown = timeline.countdown(n)
+    return countdown.end - countdown.start + COUNTDOWN_CLIP_TAIL_SECONDS
+
+
+def render_countdown_clip(
+    timeline: Timeline, n: int, sample_rate: int = 22050, seed: int = 7
+) -> Samples:
+    """Render countdown `n`'s own sounds (gong, drums, door slam) from its gong on: the samples
+    `render_soundtrack(..., silent={n})` leaves out, at the whole track's level. Their sound
+    does not depend on when the countdown comes, so the file tells nothing of it."""
+    countdown = timeline.countdown(n)
+    _, left_out = _render(timeline, sample_rate, seed, (n,))
+    start = round(timeline.audio_seconds(countdown.start) * sample_rate)
+    length = round(countdown_clip_seconds(timeline, n) * sample_rate)
+    clip = np.zeros(length, dtype=np.float32)
+    part = left_out[start : start + length]
+    clip[: len(part)] = part
+    return clip
+
+
+def _render(
+    timeline: Timeline, sample_rate: int, seed: int, silent: Collection[int]
+) -> tuple[Samples, Samples]:
+    """Render the track without the `silent` countdowns, and those countdowns alone, both
+    scaled so that the whole track's loudest sample has the magnitude PEAK_LEVEL."""
     if sample_rate < 8000:
         raise ValueError(f"sample rate {sample_rate} Hz is too low: use 8000 Hz or more")
     rng = np.random.default_rng(seed)
     count = round(soundtrack_seconds(timeline) * sample_rate)
     track = _Track(np.zeros(count, dtype=np.float32), sample_rate)
+    left_out = _Track(np.zeros(count if silent else 0, dtype=np.float32), sample_rate)
     _add_intro(track, timeline, rng)
     _add_bed(track, timeline, rng)
     _add_fanfare(track, timeline.intro_seconds, rng)
     for countdown in timeline.countdowns:
-        _add_countdown(track, timeline, countdown, rng)
+        # The same random draws either way: the other sounds do not change with `silent`.
+        _add_countdown(left_out if countdown.n in silent else track, timeline, countdown, rng)
     _add_collapse(track, timeline.total_seconds, rng)
     samples = track.samples
-    samples *= np.float32(PEAK_LEVEL / float(np.max(np.abs(samples))))
-    return samples
+    whole = samples + left_out.samples if silent else samples
+    scale = np.float32(PEAK_LEVEL / float(np.max(np.abs(whole))))
+    samples *= scale
+    left_out.samples *= scale
+    return samples, left_out.samples
 
 
 @dataclass
@@ -429,22 +482,79 @@ def _pcm_to_float(frames: bytes, width: int) -> Samples:
     return (np.frombuffer(frames, kind) / 2.0 ** (8 * width - 1)).astype(np.float32)
 
 
+def soundtrack_key(
+    timeline: Timeline,
+    sample_rate: int = 22050,
+    seed: int = 7,
+    silent: Collection[int] = (),
+    clip: int | None = None,
+) -> str:
+    """Return the short digest naming one render: its timeline, rate, seed and silent
+    countdowns, or the countdown whose clip it is (the whole track's digest is what it was
+    before countdowns could be left out)."""
+    fields: dict[str, object] = {
+        "timeline": timeline.to_json(),
+        "sample_rate": sample_rate,
+        "seed": seed,
+        "renderer": RENDERER_VERSION,
+    }
+    if silent:
+        fields["silent"] = sorted(set(silent))
+    if clip is not None:
+        fields["clip"] = clip
+    key = json.dumps(fields, sort_keys=True)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
 def cached_soundtrack(
-    timeline: Timeline, cache_dir: Path, sample_rate: int = 22050, seed: int = 7
+    timeline: Timeline,
+    cache_dir: Path,
+    sample_rate: int = 22050,
+    seed: int = 7,
+    silent: Collection[int] = (),
 ) -> Path:
-    """Return the path of the rendered soundtrack WAV in `cache_dir`, rendering it only once."""
-    key = json.dumps(
-        {
-            "timeline": timeline.to_json(),
-            "sample_rate": sample_rate,
-            "seed": seed,
-            "renderer": RENDERER_VERSION,
-        },
-        sort_keys=True,
-    )
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-    path = Path(cache_dir) / f"soundtrack-{digest}.wav"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_wav(render_soundtrack(timeline, sample_rate, seed), sample_rate, path)
+    """Return the path of the rendered soundtrack WAV in `cache_dir`, rendering it only once
+    (one render at a time; the cache keeps the newest `CACHE_KEPT` renders)."""
+    path = Path(cache_dir) / f"soundtrack-{soundtrack_key(timeline, sample_rate, seed, silent)}.wav"
+    with _RENDERING:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_wav(render_soundtrack(timeline, sample_rate, seed, silent), sample_rate, path)
+            _prune(path.parent, keep=path)
     return path
+
+
+def cached_countdown_clip(
+    timeline: Timeline, n: int, cache_dir: Path, sample_rate: int = 22050, seed: int = 7
+) -> Path:
+    """Return the path of countdown `n`'s clip WAV in `cache_dir`, rendering it only once."""
+    key = soundtrack_key(timeline, sample_rate, seed, clip=n)
+    path = Path(cache_dir) / f"countdown-{key}.wav"
+    with _RENDERING:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_wav(render_countdown_clip(timeline, n, sample_rate, seed), sample_rate, path)
+            _prune(path.parent, keep=path, pattern="countdown-*.wav")
+    return path
+
+
+CACHE_KEPT = 12
+"""Soundtrack renders the cache keeps (a 45-minute game's is 119 MB)."""
+
+_RENDERING = threading.Lock()
+
+
+def _prune(folder: Path, keep: Path, pattern: str = "soundtrack-*.wav") -> None:
+    """Delete all but the newest `CACHE_KEPT` renders in `folder` (never `keep`)."""
+    renders = sorted(folder.glob(pattern), key=_modified, reverse=True)
+    for old in renders[CACHE_KEPT:]:
+        if old != keep:
+            with contextlib.suppress(OSError):
+                old.unlink()
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

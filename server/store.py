@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -19,6 +20,19 @@ log = logging.getLogger(__name__)
 GAME_ID_PATTERN = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{4}$")
 TAIL_CHUNK = 4096
 """Bytes read at a time, backwards, looking for the start of a record's last line."""
+
+
+class SaveFailed(Exception):  # noqa: N818 - reads as "save failed", like the message
+    """The disk refused a write; nothing of it was kept. `disk_full` tells a full disk apart."""
+
+    def __init__(self, what: str, error: OSError) -> None:
+        self.disk_full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+        if self.disk_full:
+            message = f"the disk is full: {what} could not be saved; free some space and try again"
+        else:
+            reason = error.strerror or type(error).__name__
+            message = f"{what} could not be saved ({reason}); check the data folder's disk"
+        super().__init__(message)
 
 
 class UnknownGame(LookupError):  # noqa: N818 - reads as "unknown game", like KeyError
@@ -52,28 +66,58 @@ class GameStore:
         return self._path(game_id, ".jsonl")
 
     def create(self, setup_line: dict[str, Any], meta: dict[str, Any]) -> str:
-        """Save a new game with its setup line; return its id."""
+        """Save a new game with its setup line; return its id. Raises `SaveFailed` (and keeps
+        nothing of the new game) when the disk refuses."""
         while True:
             game_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
             if not self.record_path(game_id).exists():
                 break
-        write_atomically(self.record_path(game_id), json.dumps(setup_line) + "\n", durable=True)
-        self.write_meta(game_id, meta)
+        record = self.record_path(game_id)
+        try:
+            write_atomically(record, json.dumps(setup_line) + "\n", durable=True)
+            self.write_meta(game_id, meta)
+        except (OSError, SaveFailed) as error:
+            record.unlink(missing_ok=True)
+            self._path(game_id, ".meta.json").unlink(missing_ok=True)
+            if isinstance(error, SaveFailed):
+                raise
+            raise SaveFailed("the new game", error) from None
         return game_id
+
+    def start_over(self, game_id: str, setup_line: dict[str, Any]) -> None:
+        """Put a game's record back to its setup line alone, atomically (the demo's loop: one
+        saved game, not one a loop). Raises `SaveFailed` (the record kept) when the disk refuses."""
+        try:
+            write_atomically(self.record_path(game_id), json.dumps(setup_line) + "\n", durable=True)
+        except OSError as error:
+            raise SaveFailed("the game started over", error) from None
 
     def append(self, game_id: str, line: dict[str, Any]) -> None:
         """Append one event line and flush it to disk before returning.
 
         A last line left without its newline by a crash is mended first (see `_mend_tail`),
-        so the new line always starts on a line of its own.
+        so the new line always starts on a line of its own. When the disk refuses the write
+        (full, or failing), the record is cut back to what it was and `SaveFailed` is raised:
+        a line is on disk whole, or not at all.
         """
+        # allow_nan=False: a record holds JSON only (no NaN or Infinity), or nothing is written
+        data = (json.dumps(line, allow_nan=False) + "\n").encode("utf-8")
         path = self.record_path(game_id)
-        with path.open("a+b") as file:
-            _mend_tail(file, game_id)
-            # allow_nan=False: a record holds JSON only (no NaN or Infinity), or nothing is written
-            file.write((json.dumps(line, allow_nan=False) + "\n").encode("utf-8"))
-            file.flush()
-            os.fsync(file.fileno())
+        # Unbuffered: a failed write leaves no bytes in a buffer for close() to write later.
+        with path.open("a+b", buffering=0) as file:
+            try:
+                _mend_tail(file, game_id)
+            except OSError as error:
+                raise SaveFailed("the event", error) from None
+            start = file.seek(0, os.SEEK_END)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[file.write(view) :]
+                os.fsync(file.fileno())
+            except OSError as error:
+                _cut_back(file, start, game_id)
+                raise SaveFailed("the event", error) from None
 
     def read_lines(self, game_id: str) -> list[str]:
         """Return the record's lines, without a last line cut short by a crash mid-write."""
@@ -92,10 +136,14 @@ class GameStore:
         return [line for line in lines if line.strip()]
 
     def write_meta(self, game_id: str, meta: dict[str, Any]) -> None:
-        """Replace the game's metadata (clock, audio choice) atomically."""
-        write_atomically(
-            self._path(game_id, ".meta.json"), json.dumps(meta, indent=1), durable=True
-        )
+        """Replace the game's metadata (clock, audio choice) atomically; raise `SaveFailed`
+        (the old metadata kept) when the disk refuses."""
+        try:
+            write_atomically(
+                self._path(game_id, ".meta.json"), json.dumps(meta, indent=1), durable=True
+            )
+        except OSError as error:
+            raise SaveFailed("the game's clock", error) from None
 
     def read_meta(self, game_id: str) -> dict[str, Any]:
         """Return the game's metadata, or {} when it is missing or unreadable."""
@@ -151,6 +199,14 @@ def _mend_tail(file: BinaryIO, game_id: str) -> None:
     else:
         file.write(b"\n")  # the file is opened for appending: this goes at its end
         log.warning("game %s: its last line lacked a newline; added one", game_id)
+
+
+def _cut_back(file: BinaryIO, size: int, game_id: str) -> None:
+    """Cut the record back to `size` bytes after a failed append (freeing, never writing)."""
+    try:
+        file.truncate(size)
+    except OSError:  # the torn bytes are cut off by `_mend_tail` or `read_lines` next time
+        log.exception("game %s: could not cut back a failed write", game_id)
 
 
 def _last_line_start(file: BinaryIO, size: int) -> int:

@@ -24,6 +24,8 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from base.files import write_atomically
+from base.images import ImageTooLarge, decode_photo, header_size, read_photo
+from base.paths import within
 from server.teach_job import TeachJob
 from server.vision_service import VisionService
 from teach.errors import TeachError
@@ -38,7 +40,7 @@ from teach.registry import (
     use_model,
 )
 from teach.review import LABELS, Review, load_review
-from vision.classes import NOT_DIE
+from vision.classes import FACES, NOT_DIE
 
 TEACH_FOLDER = "teach"
 CURRENT = "current"
@@ -46,6 +48,10 @@ PER_FACE = 3
 """Photos the page asks for of each face (a few, the dice moved between them)."""
 EMPTY_PHOTOS = 2
 """Photos of the empty table the page asks for."""
+MIN_PER_FACE = 2
+"""Photos of each face needed before teaching: the last one is held back to compare on."""
+MOSTLY_WRONG = 0.5
+"""Share of a face's crops the shipped reader reads as something else that earns a warning."""
 MAX_UPLOAD_BYTES = 25 * 1024 * 1024
 """The largest photo one upload takes."""
 UPLOAD_PATH = "/api/dice/upload"
@@ -99,6 +105,14 @@ class AddIn(BaseModel):
     label: Label | None = None
 
 
+class DoneIn(BaseModel):
+    """The user's word that the labels are checked (or not any more)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    done: bool = True
+
+
 class UseIn(BaseModel):
     """The taught model the camera should read dice with (or "shipped")."""
 
@@ -107,13 +121,15 @@ class UseIn(BaseModel):
     name: str = Field(min_length=1, max_length=100)
 
 
-def ask(prompt: str) -> str:
-    """Return what the page asks the user to do for `prompt`."""
+def ask(prompt: str, live: bool = True) -> str:
+    """Return what the page asks the user to do for `prompt` (`live`: a camera can capture;
+    without one the photos are uploaded)."""
+    then = "then press Capture" if live else "then upload a photo of it (Upload photos)"
     if prompt == EMPTY:
-        return "Take every die off the table, then press Capture"
+        return f"Take every die off the table, {then}"
     return (
         f"Turn every die so that it shows the {NAMES[prompt].upper()} and spread them in view, "
-        "then press Capture"
+        f"{then}"
     )
 
 
@@ -133,29 +149,34 @@ class DiceTeacher:
         self.folder = self.root / CURRENT
         self.lock = threading.RLock()
         self.job = TeachJob(data_dir, self.folder)
+        self._size: tuple[Path, tuple[int, int]] | None = None
+        """The first photo and its size, read from its header once."""
         self._localiser: Any = None
         self._crops: dict[tuple[str, tuple[float, ...]], bytes] = {}
 
     # ----- capture ---------------------------------------------------------------------------
 
-    def plain(self, message: str) -> str:
-        """Say a message without the data folder's place on this computer."""
-        for folder in {str(self.data_dir.resolve()), str(self.data_dir)}:
-            message = message.replace(folder + "/", "").replace(folder, "the data folder")
-        return message
-
     def photos(self, prompt: str) -> list[Path]:
-        """Return the photos of one prompt."""
+        """Return the photos of one prompt (never a link leading out of the data folder)."""
         folder = self.folder / prompt
-        return image_files(folder) if folder.is_dir() else []
+        if not folder.is_dir() or not within(folder, self.data_dir):
+            return []
+        return [path for path in image_files(folder) if within(path, self.data_dir)]
 
     def photo_size(self) -> tuple[int, int] | None:
-        """Return the size of the photos so far (None when there is none)."""
+        """Return the size of the photos so far (None when there is none), read from the first
+        readable photo's header once and remembered while that photo is there."""
         for prompt in PROMPTS:
             for path in self.photos(prompt):
-                image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-                if image is not None:
-                    return int(image.shape[1]), int(image.shape[0])
+                if self._size is not None and self._size[0] == path:
+                    return self._size[1]
+                try:
+                    size = header_size(path)
+                except ImageTooLarge:
+                    continue  # never taken by this page; not a photo of this set
+                if size is not None:
+                    self._size = (path, size)
+                    return size
         return None
 
     def camera(self) -> dict[str, Any]:
@@ -239,18 +260,19 @@ class DiceTeacher:
     def capture_state(self) -> dict[str, Any]:
         """Return the capture steps: what to do, how many photos, how many asked for."""
         steps = []
+        camera = self.camera()
         for prompt in PROMPTS:
             target = EMPTY_PHOTOS if prompt == EMPTY else PER_FACE
             steps.append(
                 {
                     "prompt": prompt,
                     "name": NAMES[prompt],
-                    "ask": ask(prompt),
+                    "ask": ask(prompt, bool(camera["live"])),
                     "count": len(self.photos(prompt)),
                     "target": target,
                 }
             )
-        return {"steps": steps, "camera": self.camera()}
+        return {"steps": steps, "camera": camera}
 
     # ----- review ----------------------------------------------------------------------------
 
@@ -259,7 +281,7 @@ class DiceTeacher:
         try:
             return load_review(self.folder)
         except TeachError as error:
-            raise HTTPException(409, self.plain(str(error))) from None
+            raise HTTPException(409, str(error)) from None
 
     def need_review(self) -> Review:
         """Return the saved review, or 409 before labelling."""
@@ -267,6 +289,60 @@ class DiceTeacher:
         if review is None:
             raise HTTPException(409, "label the photos first (Find the dice)")
         return review
+
+    def readiness(self, review: Review | None) -> dict[str, Any]:
+        """Return whether the photos and their review are ready to teach from: what is still
+        missing (`missing`, in the order to do it) and the faces whose labels the shipped reader
+        mostly reads otherwise (`warnings`, which do not stop teaching once the user checked)."""
+        missing = []
+        short = [
+            f"{NAMES[face]} ({len(self.photos(face))} of {MIN_PER_FACE})"
+            for face in FACES
+            if len(self.photos(face)) < MIN_PER_FACE
+        ]
+        if short:
+            missing.append(
+                f"photograph every face, {MIN_PER_FACE} photos at least: {', '.join(short)}"
+            )
+        files = {f"{p}/{path.name}" for p in PROMPTS for path in self.photos(p)}
+        if review is None:
+            missing.append("find the dice in the photos (Find the dice in the photos)")
+        elif files != {c.file for c in review.captures}:
+            missing.append(
+                "photos were added or taken back since the dice were found: press Find the "
+                "dice in the photos again"
+            )
+        warnings = []
+        if review is not None:
+            counts = review.counts()
+            empty = [NAMES[face] for face in FACES if counts[face] == 0]
+            if empty and not short:
+                missing.append(f"no die is labelled {', '.join(empty)}: check the labels")
+            for face, (wrong, read) in review.disagreement().items():
+                if read and wrong / read > MOSTLY_WRONG:
+                    warnings.append(
+                        {
+                            "face": face,
+                            "wrong": wrong,
+                            "read": read,
+                            "text": f"The shipped reader reads {round(100 * wrong / read)} % "
+                            f"of the dice labelled {NAMES[face]} ({wrong} of {read}) as another "
+                            f"face or no die: check that the photos of {NAMES[face]} show every "
+                            "die turned to it, and move the crops that do not",
+                        }
+                    )
+            if not review.done:
+                missing.append(
+                    "check the labels, then press The labels are right"
+                    + (" (see the warnings)" if warnings else "")
+                )
+        return {"ready": not missing, "missing": missing, "warnings": warnings}
+
+    def refuse_unready(self, review: Review | None) -> None:
+        """Answer 409, saying what is missing, unless the photos are ready to teach from."""
+        ready = self.readiness(review)
+        if not ready["ready"]:
+            raise HTTPException(409, "not ready to teach: " + "; ".join(ready["missing"]))
 
     def label(self) -> Review:
         """Find and label the dice of every photo (reviewed labels are kept); save the review."""
@@ -283,7 +359,7 @@ class DiceTeacher:
                 review = auto_label(self.folder, self._localiser, keep=load_review(self.folder))
                 review.save(self.folder)
             except TeachError as error:
-                raise HTTPException(422, self.plain(str(error))) from None
+                raise HTTPException(422, str(error)) from None
             return review
 
     def review_json(self, review: Review) -> dict[str, Any]:
@@ -310,6 +386,8 @@ class DiceTeacher:
             "counts": review.counts(),
             "labels": [{"label": label, "name": NAMES[label]} for label in LABELS],
             "stale": files != {c.file for c in review.captures},
+            "done": review.done,
+            "readiness": self.readiness(review),
         }
 
     def crop_png(self, review: Review, index: int) -> bytes:
@@ -323,7 +401,11 @@ class DiceTeacher:
         with self.lock:
             if key in self._crops:
                 return self._crops[key]
-            image = cv2.imread(str(self.folder / die.image), cv2.IMREAD_COLOR)
+            path = self.folder / die.image
+            try:
+                image = read_photo(path) if within(path, self.data_dir) else None
+            except ImageTooLarge as error:
+                raise HTTPException(422, f"{die.image}: {error}") from None
             if image is None:
                 raise HTTPException(404, f"{die.image} can no longer be read")
             if len(self._crops) > 4000:
@@ -355,7 +437,7 @@ class DiceTeacher:
         summary = model.summary()
         return {
             **summary,
-            "problems": [self.plain(p) for p in summary["problems"]],
+            "problems": [p for p in summary["problems"]],
             "active": model.name == active,
             "here": self._from_here(model),
         }
@@ -425,7 +507,7 @@ class DiceTeacher:
                 try:
                     use_model(self.data_dir, name)  # refuses it, saying why
                 except TeachError as error:
-                    raise HTTPException(409, self.plain(str(error))) from None
+                    raise HTTPException(409, str(error)) from None
             what = "the shipped reader" if model is None else f"the reader taught {_when(model)}"
             live = self.service is not None and self.service.mode != "off"
             if live:
@@ -434,12 +516,12 @@ class DiceTeacher:
                     self.service.use_faces(model.faces_path if model else None, model)
                 except ModelError as error:
                     raise HTTPException(
-                        409, f"{what} does not open ({self.plain(str(error))}): nothing changed"
+                        409, f"{what} does not open ({error!s}): nothing changed"
                     ) from None
             try:
                 use_model(self.data_dir, name)
             except TeachError as error:
-                raise HTTPException(409, self.plain(str(error))) from None
+                raise HTTPException(409, str(error)) from None
             if not live:
                 return f"Chosen: {what}. The camera is off; it reads with it once it is on"
             return f"The camera now reads the dice with {what}"
@@ -457,7 +539,7 @@ class DiceTeacher:
             try:
                 export_review(self.folder, self.data_dir / "datasets" / name)
             except TeachError as error:
-                raise HTTPException(422, self.plain(str(error))) from None
+                raise HTTPException(422, str(error)) from None
             return f"datasets/{name}"
 
     def start_over(self) -> str | None:
@@ -498,6 +580,7 @@ def teach_router(service: VisionService | None, data_dir: Path) -> tuple[APIRout
         return {
             **teacher.capture_state(),
             "review": None if review is None else {"counts": review.counts()},
+            "readiness": teacher.readiness(review),
             "job": teacher.job.status(),
         }
 
@@ -521,9 +604,10 @@ def teach_router(service: VisionService | None, data_dir: Path) -> tuple[APIRout
     ) -> dict[str, Any]:
         """Save an uploaded photo (the raw request body) as a photo of the prompt."""
         data = await request.body()
-        image = None
-        if data:
-            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        try:
+            image = await asyncio.to_thread(decode_photo, data) if data else None
+        except ImageTooLarge as error:
+            raise HTTPException(413, f"{name}: {error}") from None
         if image is None:
             raise HTTPException(422, f"{name} {NOT_A_PHOTO}")
         file = await asyncio.to_thread(teacher.save_photo, prompt, image, data)
@@ -541,7 +625,10 @@ def teach_router(service: VisionService | None, data_dir: Path) -> tuple[APIRout
         if not PHOTO_NAME.match(name):
             raise HTTPException(404, f"there is no photo {name!r}")
         path = teacher.folder / prompt / name
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        try:
+            image = read_photo(path) if within(path, teacher.data_dir) else None
+        except ImageTooLarge:
+            image = None
         if image is None:
             raise HTTPException(404, f"there is no photo {prompt}/{name}")
         if image.shape[1] > PHOTO_WIDTH:
@@ -583,6 +670,22 @@ def teach_router(service: VisionService | None, data_dir: Path) -> tuple[APIRout
             review.save(teacher.folder)
         return {"index": body.index, "label": body.label, "counts": review.counts()}
 
+    @router.post("/api/dice/review/done")
+    def review_done(body: DoneIn) -> dict[str, Any]:
+        """The user checked the labels (or takes that back); saved at once."""
+        with teacher.lock:
+            teacher._check_not_running()
+            review = teacher.need_review()
+            if body.done and teacher.review_json(review)["stale"]:
+                raise HTTPException(
+                    409,
+                    "photos were added or taken back since the dice were found: press Find "
+                    "the dice in the photos again, then check the labels",
+                )
+            review.done = body.done
+            review.save(teacher.folder)
+            return teacher.review_json(review)
+
     @router.post("/api/dice/add")
     def add(body: AddIn) -> dict[str, Any]:
         """Add a die the localiser missed, centred where the photo was clicked; saved at once."""
@@ -606,7 +709,7 @@ def teach_router(service: VisionService | None, data_dir: Path) -> tuple[APIRout
     def start() -> dict[str, Any]:
         """Start the fine-tune in the background, at low priority (one at a time)."""
         with teacher.lock:
-            teacher.need_review()
+            teacher.refuse_unready(teacher.review())
             try:
                 return teacher.job.start()
             except RuntimeError as error:

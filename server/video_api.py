@@ -12,7 +12,9 @@ from fastapi.responses import Response, StreamingResponse
 from rules.errors import RecordError
 from server.dashboard import dashboard_state
 from server.session import Session
-from server.vision_service import VisionService
+from server.vision_service import SwitchError, VisionService
+from server.words_api import TABLE_LANGUAGE
+from vision.source_base import SourceError
 
 BOUNDARY = "templecam-frame"
 OFF = {"mode": "off", "note": "the camera is turned off (templecam serve --no-camera)"}
@@ -25,7 +27,8 @@ def video_router(session: Session, service: VisionService | None) -> APIRouter:
     @router.get("/api/vision")
     def vision_state() -> dict[str, Any]:
         """The camera's and the vision pipeline's state."""
-        return service.state_json() if service is not None else dict(OFF)
+        lang = TABLE_LANGUAGE.get()  # the notes in the asking page's language
+        return service.state_json(lang) if service is not None else dict(OFF)
 
     @router.get("/api/video.jpg")
     def snapshot() -> Response:
@@ -50,13 +53,16 @@ def video_router(session: Session, service: VisionService | None) -> APIRouter:
 
     @router.post("/api/demo-game", status_code=201)
     def demo_game() -> dict[str, Any]:
-        """Start the demo recording's game, so that its events land in a game that fits."""
+        """Start the demo recording's game with the video from its beginning, its clock running
+        with the video (pressed again: the same saved game starts over)."""
         if service is None or service.demo_setup is None:
             raise HTTPException(409, "the demo recording is not playing (a camera is in use)")
         try:
-            game_id = session.new_game(dict(service.demo_setup), "auto")
+            game_id = service.start_demo_game()
         except RecordError as error:
             raise HTTPException(422, str(error)) from None
+        except (SwitchError, SourceError) as error:
+            raise HTTPException(409, str(error)) from None
         return {"game_id": game_id, "state": dashboard_state(session)}
 
     return router

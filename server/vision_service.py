@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -13,10 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from base.words import DEFAULT_LANGUAGE
 from calibration.table import FILE_NAME, CalibrationError, TableCalibration
 from server.camera_choice import ChosenSource, demo_choice
 from server.camera_preview import Preview
 from server.session import Session, SessionError
+from server.store import SaveFailed
+from server.vision_words import note_in, waiting_in
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +38,21 @@ class SwitchError(Exception):
     """A chosen source gave no picture (or a switch is under way); nothing changed."""
 
 
+DEMO_FOLDER_VARIABLE = "TEMPLECAM_DEMO"
+"""A folder holding another demo recording (demo-game.mp4, .jsonl, demo-calibration.json) to
+play instead of the bundled one (the tests play a short clip of it)."""
+DEMO_RESTARTED = (
+    "Demo restarted: the recording plays from the beginning again, in the same saved game"
+)
+DEMO_DRIFT_SECONDS = 1.5
+"""The demo game's clock is set back in step with the video when they differ by more."""
+
+
 def demo_files() -> dict[str, Path]:
-    """Return the bundled demo recording's files (video, game record, calibration)."""
-    folder = Path(str(resources.files("vision") / "data"))
+    """Return the demo recording's files (video, game record, calibration): the bundled ones,
+    or those in the folder `$TEMPLECAM_DEMO` names."""
+    other = os.environ.get(DEMO_FOLDER_VARIABLE)
+    folder = Path(other) if other else Path(str(resources.files("vision") / "data"))
     return {
         "video": folder / "demo-game.mp4",
         "record": folder / "demo-game.jsonl",
@@ -55,6 +71,9 @@ class VisionSettings:
     """The detector (.onnx); None: the shipped model."""
     calibration: Path | None = None
     """The table calibration; None: `calibration.json` in the data folder."""
+    localiser: str = ""
+    """Localiser settings as `key=value` words ("scale=0.75": a fixed input scale instead of
+    the one the calibration's die size asks for)."""
 
 
 class VisionService:
@@ -69,6 +88,8 @@ class VisionService:
         self.problems: list[str] = []
         self.calibration: TableCalibration | None = None
         self.demo_setup: dict[str, Any] | None = None
+        self._demo_game_id: str | None = None
+        """The saved game the demo video's clock was last started in step with."""
         self._grabber: Any = None
         self._detector: Any = None
         self._tile_reader: Any = None
@@ -91,6 +112,8 @@ class VisionService:
         self.chosen: ChosenSource | None = None
         self.origin: str | None = None
         self.preview = Preview()
+        self.ring: Any = None
+        """The video ring (server/video_ring.py) the camera's frames of a running game go to."""
 
     # ----- starting and stopping ------------------------------------------------------------
 
@@ -302,45 +325,39 @@ class VisionService:
             )
 
     def _load_model(self) -> None:
-        from teach.registry import active_model
         from vision.detector import ModelError
-        from vision.models import live_detector
+        from vision.model_choice import choose_models, open_models
 
-        taught = active_model(self.data_dir)
-        faces = taught.faces_path if taught is not None else None
+        choice = choose_models(self.data_dir, self.settings.model)
         try:
-            self._detector, note = live_detector(self._model_for(taught), faces)
+            self._detector, note = open_models(choice, self.settings.localiser)
             if note:
                 self._model_notes = [note]
                 self.problems.append(note)
         except ModelError as error:
-            if taught is not None:  # a taught reader that no longer opens: the shipped one reads
+            if choice.taught is not None:  # a taught reader that no longer opens: the shipped
                 self._problem(
-                    f"the taught die reader of {taught.card.get('created', taught.name)} does "
-                    f"not open ({self._plain(str(error))}): the shipped reader reads the dice"
+                    f"the taught die reader of {choice.taught.created} does not open "
+                    f"({self._plain(str(error))}): the shipped reader reads the dice"
                 )
                 try:
-                    self._detector, _ = live_detector(self.settings.model)
+                    self._detector, _ = open_models(
+                        choice.shipped_reader(), self.settings.localiser
+                    )
                     return
                 except ModelError as again:
                     error = again
             self._problem(f"detector: {error}. The video is shown; enter events by hand")
 
-    def _model_for(self, taught: Any) -> Path | None:
-        """Return the detector for a taught model: `--model` when given, else the model's own
-        taught localiser when it has one, else the shipped one (None)."""
-        if self.settings.model is not None or taught is None:
-            return self.settings.model
-        return getattr(taught, "localiser_path", None)
-
     def use_faces(self, faces: Path | None, taught: Any = None) -> str:
-        """Read dice with the face reader `faces` (.onnx; None: the shipped one), and the
-        localiser `taught` brings if any, from the next frame on, without a restart; return the
-        reader's name ("shipped" or a taught model's). Raises ModelError, and nothing changes,
-        when it does not open."""
-        from vision.models import live_detector
+        """Read dice with the taught model `taught` (None: the shipped reader; `faces` is its
+        reader file, as the page names it: `vision.model_choice` decides from `taught`) from the
+        next frame on, without a restart; return the reader's name ("shipped" or a taught
+        model's). Raises ModelError, and nothing changes, when it does not open."""
+        from vision.model_choice import choose_models, open_models
 
-        detector, _ = live_detector(self._model_for(taught), faces)
+        choice = choose_models(self.data_dir, self.settings.model, taught)
+        detector, _ = open_models(choice, self.settings.localiser)
         self._detector = detector
         self._loop = None  # the pipeline is rebuilt on the new reader
         self._game_id = None
@@ -381,6 +398,8 @@ class VisionService:
         self._restart_demo_on_loop(frame)
         self._check_size(frame)
         self._check_drift(frame)
+        if self.ring is not None:
+            self.ring.offer_from(self.session, frame.image)
         loop = self._pipeline_for_game()
         if loop is None:
             now = time.monotonic()
@@ -421,13 +440,60 @@ class VisionService:
         self.moved = None if report.ok else report.message
 
     def _restart_demo_on_loop(self, frame: Any) -> None:
-        """The demo video started over: its game starts over too (if that game is running)."""
+        """Keep the demo game in step with the demo video.
+
+        The game's clock runs with the video: it starts at "Escape!" as the video starts (the
+        soundtrack's introduction is skipped), and is set back in step when they drift apart.
+        When the video starts over, the same saved game starts over with it (its record back to
+        the setup line, "Demo restarted" said once a loop): one saved game, not one a loop.
+        """
         previous, self._last_source_t = self._last_source_t, frame.source_t
-        if self.mode != "demo" or previous is None or frame.source_t is None:
+        if self.mode != "demo" or frame.source_t is None or not self.playing_demo():
             return
-        if frame.source_t + 1.0 < previous and self.playing_demo():
-            assert self.demo_setup is not None
-            self.session.new_game(dict(self.demo_setup), self.session.audio_mode or "auto")
+        at = float(frame.source_t)
+        looped = previous is not None and at + 1.0 < previous
+        if looped or (self._demo_game_id != self.session.game_id and at < 1.0):
+            self._replay_demo(at, announce=looped)
+            return
+        clock = self.session.clock
+        in_step = self._demo_game_id == self.session.game_id and clock.status == "running"
+        if in_step and abs(clock.t - at) > DEMO_DRIFT_SECONDS:
+            self.session.move_clock(at)
+
+    def _replay_demo(self, at: float, announce: bool) -> None:
+        """Start the demo game over in its own saved game, its clock at `at` s after "Escape!"."""
+        session = self.session
+        with session.lock:
+            game_id = session.game_id
+            if game_id is None:
+                return
+            try:
+                session.start_over_in_place(at)
+            except SaveFailed as error:
+                session.notify(str(error))
+                return
+            session.tick()
+            self._demo_game_id = game_id
+            self._loop = None  # a fresh pipeline: the table starts over too
+            if announce:
+                session.notify(DEMO_RESTARTED)
+        log.info("demo game %s in step with the video at %.1f s", game_id, at)
+
+    def start_demo_game(self) -> str:
+        """Start the demo recording's game with the video from its beginning; return its id.
+
+        Pressed again while the demo game plays, the same saved game starts over.
+        """
+        if self.demo_setup is None or self.chosen is None:
+            raise SwitchError("the demo recording is not playing (a camera is in use)")
+        if not self.playing_demo():
+            self.session.new_game(dict(self.demo_setup), "auto")
+        self._demo_game_id = None  # its clock starts with the video's first frame
+        note = self.note
+        self._install(self.chosen, self._open(self.chosen), self.origin or "default")
+        self.note = note
+        assert self.session.game_id is not None
+        return self.session.game_id
 
     def playing_demo(self) -> bool:
         """Tell whether the session's game is the demo recording's game."""
@@ -445,17 +511,26 @@ class VisionService:
 
         game = self.session.game
         players = list(game.players) if game is not None else []
-        scene = SceneReader(self.calibration, players, tile_reader=self._tile_reader)
+        scene = SceneReader(self.calibration, players, tile_reader=self._game_tiles(game))
         pipeline = build_pipeline(self._detector, scene, lambda: self.session.game)
         self._loop = FrameRunner(pipeline, self._record, self._show)
         self._game_id = game_id
         return self._loop
+
+    def _game_tiles(self, game: Any) -> Any:
+        """The tile reader of the game's own tiles (its catalog: the modules it plays)."""
+        if self._tile_reader is None or game is None:
+            return self._tile_reader
+        return self._tile_reader.for_game(game.catalog)
 
     def _record(self, event: dict[str, Any]) -> None:
         try:
             self.session.record(event, source="vision")
         except SessionError as error:
             log.info("vision event dropped: %s", error)
+        except SaveFailed as error:  # the page says so; the camera sees the change again
+            log.warning("vision event not saved: %s", error)
+            self.session.notify(str(error))
 
     def _show(self, result: Any, image: np.ndarray) -> None:
         if not self.watched or self.calibration is None:
@@ -515,16 +590,13 @@ class VisionService:
 
     def _faces_name(self) -> str | None:
         """Name the die reader in use: a taught model's name, "shipped", or None (none)."""
-        from teach.registry import SHIPPED, taught_dir
+        from vision.model_choice import reader_name
 
-        file = self.faces_file()
-        if file is None:
-            return None
-        folder = Path(file).resolve().parent
-        return folder.name if folder.parent == taught_dir(self.data_dir).resolve() else SHIPPED
+        return reader_name(self.faces_file(), self.data_dir)
 
-    def state_json(self) -> dict[str, Any]:
-        """Return the camera's and the pipeline's state for the dashboard."""
+    def state_json(self, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """Return the camera's and the pipeline's state for the dashboard (its notes and waiting
+        messages in `lang`)."""
         loop = self._loop
         maker = loop.pipeline.maker if loop is not None else None
         camera = self._grabber.state().to_json() if self._grabber is not None else None
@@ -534,20 +606,26 @@ class VisionService:
                 camera["last_error"] = self._plain(camera["last_error"])
         return {
             "mode": self.mode,
-            "note": self.note,
+            "note": note_in(lang, self.note) if self.note else self.note,
             "source": self.chosen.to_json() if self.chosen is not None else None,
             "origin": self.origin,
             "cli_camera": bool(self.settings.camera),
             "switching_to": self.switching_to,
             "last_switch": self.last_switch,
-            "problems": self.problems[-5:],
+            "problems": [note_in(lang, problem) for problem in self.problems[-5:]],
             "calibrated": self.calibration is not None,
             "camera_moved": self.moved,
             "model": str(self._detector.model_path.name) if self._detector is not None else None,
             "faces": self._faces_name(),
             "camera": camera,
             "pipeline": loop.stats.to_json() if loop is not None else None,
-            "waiting": sorted(maker.waiting.values()) if maker is not None else [],
+            "waiting": [
+                waiting_in(lang, text, self.session.game, list(maker.pending.values()))
+                for text in sorted(maker.waiting.values())
+            ]
+            if maker is not None
+            else [],
             "demo_game": self.demo_setup is not None,
             "playing_demo": self.playing_demo(),
+            "video_t": self._last_source_t if self.mode == "demo" else None,
         }

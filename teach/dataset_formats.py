@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from base.dataset_files import IMAGE_SUFFIXES, DataYamlError, label_path, load_yaml_mapping
 from teach.errors import TeachError
 
 __all__ = [
@@ -42,8 +43,6 @@ __all__ = [
     "read_layout",
 ]
 
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
-"""File endings read as images (any case)."""
 FORMATS: dict[str, str] = {
     "ultralytics": "an Ultralytics/YOLO dataset",
     "roboflow": "Roboflow's YOLO export",
@@ -158,15 +157,11 @@ def _data_yamls(folder: Path) -> list[Path]:
 
 def _ultralytics(yaml_path: Path) -> Layout:
     """Read a data.yaml (Ultralytics or Roboflow)."""
-    import yaml
-
     try:
-        data = yaml.safe_load(yaml_path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read {yaml_path}: {error}") from None
-    except yaml.YAMLError as error:
-        raise DatasetError(f"{yaml_path} is not valid YAML: {error}") from None
-    if not isinstance(data, dict) or "names" not in data or "train" not in data:
+        data = load_yaml_mapping(yaml_path)
+    except DataYamlError as error:
+        raise DatasetError(str(error)) from None
+    if "names" not in data or "train" not in data:
         raise DatasetError(f"{yaml_path} is not a dataset's data.yaml: it needs names and train")
     names = _yaml_names(data["names"], yaml_path)
     notes: list[str] = []
@@ -289,16 +284,6 @@ def _find(entry: str, bases: tuple[Path, ...]) -> Path | None:
             if candidate.is_file():
                 return candidate.resolve()
     return None
-
-
-def label_path(image: Path) -> Path:
-    """Return the label file of an image by Ultralytics' rule (last images/ -> labels/)."""
-    parts = list(image.parts)
-    for i in range(len(parts) - 2, -1, -1):
-        if parts[i] == "images":
-            parts[i] = "labels"
-            break
-    return Path(*parts).with_suffix(".txt")
 
 
 # --- CVAT YOLO 1.1 ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import cv2
 
+from base.dataset_files import is_image
 from teach.errors import TeachError
 from vision.classes import FACES
 
@@ -20,7 +21,6 @@ EMPTY = "empty"
 """The folder of photos of the table without dice."""
 PROMPTS: tuple[str, ...] = (*FACES, EMPTY)
 """The folder names a prompted capture folder may hold, in the order the page asks for them."""
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp"})
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,7 @@ class Capture:
 def image_files(folder: Path) -> list[Path]:
     """Return the image files directly inside `folder`, sorted by name (hidden ones left out)."""
     return sorted(
-        p
-        for p in folder.iterdir()
-        if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in IMAGE_SUFFIXES
+        p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".") and is_image(p)
     )
 
 

@@ -5,35 +5,54 @@ Every taught reader lives in `DATA/models/taught/NAME/` (`faces.onnx`, `faces.pt
 renames it when every file is written and checked, so a crash leaves either a whole model or a
 `.partial` folder that the next run discards (and says so). `DATA/models/active.json` names the
 model in use; none (or a missing file) means the shipped reader. Only a model whose card says
-it passed its checks can become the active one.
+it passed its checks can become the active one. Which models then run is decided in
+`vision.model_choice`, which reads the taught models for the run time; this module writes them.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from base.files import write_atomically
 from teach.errors import TeachError
+from vision.model_choice import (
+    ACTIVE_FILE,
+    CARD_FILE,
+    FACES_FILE,
+    LOCALISER_FILE,
+    SHIPPED,
+    TaughtModel,
+    active_file,
+    active_model,
+    active_name,
+    load_taught,
+    taught_dir,
+)
 
-ACTIVE_FILE = "active.json"
 ACTIVE_FORMAT = "templecam-active-models/1"
-CARD_FILE = "card.json"
-FACES_FILE = "faces.onnx"
-LOCALISER_FILE = "localiser/localiser.onnx"
-"""A taught localiser, when the run taught one (`models.teach_localiser`)."""
 PARTIAL = ".partial"
-SHIPPED = "shipped"
-"""The name that stands for the shipped models in `use_model` and on the page."""
 
-
-def taught_dir(data: Path) -> Path:
-    """Return the folder of taught models inside the data folder."""
-    return Path(data) / "models" / "taught"
+__all__ = [
+    "ACTIVE_FILE",
+    "CARD_FILE",
+    "FACES_FILE",
+    "LOCALISER_FILE",
+    "PARTIAL",
+    "SHIPPED",
+    "TaughtModel",
+    "active_model",
+    "active_name",
+    "discard_partials",
+    "list_models",
+    "new_name",
+    "publish",
+    "read_model",
+    "taught_dir",
+    "use_model",
+]
 
 
 def new_name(data: Path) -> str:
@@ -46,52 +65,12 @@ def new_name(data: Path) -> str:
     return name
 
 
-@dataclass(frozen=True)
-class TaughtModel:
-    """One taught reader in the data folder, with its card."""
-
-    name: str
-    folder: Path
-    card: dict[str, Any]
-
-    @property
-    def faces_path(self) -> Path:
-        """Return the reader's ONNX file."""
-        return self.folder / FACES_FILE
-
-    @property
-    def localiser_path(self) -> Path | None:
-        """Return the taught localiser's ONNX file, when this model has one."""
-        path = self.folder / LOCALISER_FILE
-        return path if path.is_file() else None
-
-    @property
-    def passed(self) -> bool:
-        """Return whether the model passed the checks that let it become active."""
-        return bool(self.card.get("checks", {}).get("passed"))
-
-    def summary(self) -> dict[str, Any]:
-        """Return what the page lists of the model."""
-        return {
-            "name": self.name,
-            "created": self.card.get("created"),
-            "passed": self.passed,
-            "problems": self.card.get("checks", {}).get("problems", []),
-            "captures": self.card.get("captures", {}),
-            "figures": self.card.get("figures", {}),
-        }
-
-
 def read_model(folder: Path) -> TaughtModel:
     """Return the taught model in `folder`, or raise `TeachError` when it is not whole."""
-    card_path = folder / CARD_FILE
     try:
-        card = json.loads(card_path.read_text("utf-8"))
-    except (OSError, ValueError) as error:
-        raise TeachError(f"{folder.name}: its card cannot be read ({error})") from None
-    if not (folder / FACES_FILE).is_file():
-        raise TeachError(f"{folder.name}: {FACES_FILE} is missing")
-    return TaughtModel(folder.name, folder, card)
+        return load_taught(folder)
+    except ValueError as error:
+        raise TeachError(str(error)) from None
 
 
 def list_models(data: Path) -> list[TaughtModel]:
@@ -122,29 +101,6 @@ def discard_partials(data: Path) -> list[str]:
     return sorted(gone)
 
 
-def active_name(data: Path) -> str | None:
-    """Return the name of the taught model in use, or None for the shipped one."""
-    path = Path(data) / "models" / ACTIVE_FILE
-    try:
-        record = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    name = record.get("faces") if isinstance(record, dict) else None
-    return name if isinstance(name, str) and name else None
-
-
-def active_model(data: Path) -> TaughtModel | None:
-    """Return the taught model in use (None: the shipped one, or the named one is gone)."""
-    name = active_name(data)
-    if name is None:
-        return None
-    try:
-        model = read_model(taught_dir(data) / name)
-    except TeachError:
-        return None
-    return model if model.passed else None
-
-
 def use_model(data: Path, name: str) -> TaughtModel | None:
     """Make `name` (or `shipped`) the model in use; return it (None for the shipped one)."""
     model = None
@@ -162,9 +118,7 @@ def use_model(data: Path, name: str) -> TaughtModel | None:
         "faces": None if model is None else model.name,
         "since": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    write_atomically(
-        Path(data) / "models" / ACTIVE_FILE, (json.dumps(record, indent=1) + "\n").encode()
-    )
+    write_atomically(active_file(data), (json.dumps(record, indent=1) + "\n").encode())
     return model
 
 

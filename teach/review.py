@@ -6,6 +6,11 @@ labelled `key` (the prompt is the label), unless the shipped reader is sure it i
 are `not_die` (hard negatives: the user's own table, pieces and light). The review is kept in
 `review.json` beside the photos (format `templecam-teach-review/1`, written atomically), so a
 half-finished review survives a crash and the fine-tune reads what the user corrected.
+
+Each found die also keeps what the shipped reader reads it as (`read`): when the reader
+disagrees with most of a face's labels, the photos of that face probably show another face (or
+the dice were not turned), which `Review.disagreement` tells. `done` is the user's word that the
+labels were checked; labelling new photos clears it.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ REVIEW_FILE = "review.json"
 REVIEW_FORMAT = "templecam-teach-review/1"
 LABELS: tuple[str, ...] = (*FACES, NOT_DIE)
 """What a reviewed die may be labelled."""
+READ_AS: tuple[str, ...] = (*FACES, NOT_DIE)
+"""What the shipped reader's reading of a crop may be, when it says something."""
 SOURCES = ("found", "added", "piece")
 """found: by the localiser; added: by a click in the review; piece: a gem or figure on the
 empty table, a hard negative."""
@@ -50,16 +57,21 @@ class ReviewedDie:
     label: str
     source: str = "found"
     conf: float = 1.0
+    read: str | None = None
+    """What the shipped reader reads this crop as (None: not asked, as for an added die)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the die as review.json stores it."""
-        return {
+        out: dict[str, Any] = {
             "image": self.image,
             "box": [round(float(v), 1) for v in self.box],
             "label": self.label,
             "source": self.source,
             "conf": round(float(self.conf), 3),
         }
+        if self.read is not None:
+            out["read"] = self.read
+        return out
 
 
 @dataclass
@@ -68,6 +80,8 @@ class Review:
 
     captures: list[Capture]
     dice: list[ReviewedDie] = field(default_factory=list)
+    done: bool = False
+    """The user said the labels are checked."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the review as review.json stores it."""
@@ -75,7 +89,18 @@ class Review:
             "format": REVIEW_FORMAT,
             "images": [c.to_json() for c in self.captures],
             "dice": [d.to_json() for d in self.dice],
+            "done": self.done,
         }
+
+    def disagreement(self) -> dict[str, tuple[int, int]]:
+        """Return, per face, how many of its crops the shipped reader reads as something else
+        and how many it read at all (a die it calls unreadable, or one never asked, is not
+        counted)."""
+        out = {}
+        for face in FACES:
+            reads = [d.read for d in self.dice if d.label == face and d.read in READ_AS]
+            out[face] = (sum(1 for read in reads if read != face), len(reads))
+        return out
 
     def save(self, folder: Path) -> Path:
         """Write `folder/review.json` atomically; return its path."""
@@ -148,9 +173,11 @@ def load_review(folder: Path) -> Review | None:
                 str(d["label"]),
                 str(d.get("source", "found")),
                 float(d.get("conf", 1.0)),
+                str(d["read"]) if d.get("read") is not None else None,
             )
             for d in data["dice"]
         ]
+        done = bool(data.get("done", False))
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise TeachError(
             f"{path} is damaged ({error}): delete it to label the photos afresh"
@@ -158,7 +185,7 @@ def load_review(folder: Path) -> Review | None:
     bad = [d.label for d in dice if d.label not in LABELS]
     if bad:
         raise TeachError(f"{path}: unknown labels {', '.join(sorted(set(bad)))}")
-    return Review(captures, dice)
+    return Review(captures, dice, done)
 
 
 def auto_label(
@@ -182,7 +209,8 @@ def auto_label(
             progress(done, len(todo))
     order = {c.file: i for i, c in enumerate(captures)}
     dice.sort(key=lambda d: order[d.image])
-    return Review(captures, dice)
+    same = keep is not None and not todo and len(captures) == len(keep.captures)
+    return Review(captures, dice, done=bool(same and keep.done))
 
 
 def label_capture(image: np.ndarray, capture: Capture, localiser: Any) -> list[ReviewedDie]:
@@ -201,10 +229,10 @@ def label_capture(image: np.ndarray, capture: Capture, localiser: Any) -> list[R
         ]
         out += _pieces(found, capture, median_side(dice_boxes))
         return out
-    not_die = _not_die_share(localiser, image, dice_boxes)
-    for box, score, share in zip(dice_boxes, scores, not_die, strict=True):
+    not_die, reads = _shipped_reads(localiser, image, dice_boxes)
+    for box, score, share, read in zip(dice_boxes, scores, not_die, reads, strict=True):
         label = NOT_DIE if share >= NOT_DIE_SURE else capture.prompt
-        out.append(ReviewedDie(capture.file, _box(box), label, "found", float(score)))
+        out.append(ReviewedDie(capture.file, _box(box), label, "found", float(score), read))
     return out
 
 
@@ -238,10 +266,15 @@ def _pieces(found: Any, capture: Capture, side: float) -> list[ReviewedDie]:
     return out[:PIECES_PER_EMPTY]
 
 
-def _not_die_share(localiser: Any, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Return the shipped reader's not_die probability for each box (0 without a reader)."""
+def _shipped_reads(
+    localiser: Any, image: np.ndarray, boxes: np.ndarray
+) -> tuple[np.ndarray, list[str | None]]:
+    """Return the shipped reader's not_die probability for each box (0 without a reader) and
+    what it reads each box as (None without a reader)."""
     reader = getattr(localiser, "faces", None)
     if reader is None or not len(boxes) or NOT_DIE not in reader.names:
-        return np.zeros(len(boxes))
+        return np.zeros(len(boxes)), [None] * len(boxes)
     probabilities = reader.probabilities(image, boxes)
-    return probabilities[:, list(reader.names).index(NOT_DIE)]
+    names = list(reader.names)
+    reads = [str(names[int(i)]) for i in np.argmax(probabilities, axis=1)]
+    return probabilities[:, names.index(NOT_DIE)], reads

@@ -11,15 +11,58 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def imports_of(path: Path) -> list[tuple[int, str]]:
-    """Return (line, module) of every absolute import in a Python file."""
+RESOURCE_CALLS = {
+    "files",
+    "read_text",
+    "read_binary",
+    "open_text",
+    "open_binary",
+    "path",
+    "contents",
+    "is_resource",
+}
+"""The `importlib.resources` functions whose first argument names a package to read files of."""
+
+
+def _package_named(node: ast.Call) -> str | None:
+    """Return the package a call reads from by name (`resources.files("models")`,
+    `importlib.import_module("models.x")`, ...), or None when it is no such call."""
+    func = node.func
+    if not node.args or not isinstance(node.args[0], ast.Constant):
+        return None
+    name = node.args[0].value
+    if not isinstance(name, str):
+        return None
+    if isinstance(func, ast.Name) and func.id in ("files", "import_module"):
+        return name
+    if isinstance(func, ast.Attribute):
+        owner = func.value
+        owner_name = owner.id if isinstance(owner, ast.Name) else getattr(owner, "attr", None)
+        if func.attr == "import_module" and owner_name == "importlib":
+            return name
+        if func.attr in RESOURCE_CALLS and owner_name in ("resources", "importlib_resources"):
+            return name
+    return None
+
+
+def imports_in_source(text: str, filename: str = "<source>") -> list[tuple[int, str]]:
+    """Return (line, module) of every absolute import in Python source, counting a package's
+    files read through `importlib.resources` (or imported by name) as an import of it; in the
+    order of the lines."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+    for node in ast.walk(ast.parse(text, filename)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.module))
-    return found
+        elif isinstance(node, ast.Call) and (package := _package_named(node)) is not None:
+            found.append((node.lineno, package))
+    return sorted(found)
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    """Return (line, module) of every absolute import in a Python file (`imports_in_source`)."""
+    return imports_in_source(path.read_text("utf-8"), str(path))
 
 
 def imports_in(room: str, forbidden: tuple[str, ...]) -> list[str]:
@@ -79,6 +122,34 @@ def test_calibration_imports_neither_the_models_nor_the_server():
 
 def test_vision_imports_neither_the_server_nor_the_models():
     assert imports_in("vision", ("server", "models", "templecam")) == []
+
+
+def test_reading_a_package_s_files_counts_as_importing_it():
+    source = """
+from importlib import resources, import_module
+import importlib
+resources.files("models") / "a.onnx"
+importlib.resources.read_text("server", "x.txt")
+import_module("models.synth")
+importlib.import_module("teach.registry")
+files("rules")
+Path("models") / "x"
+"""
+    assert [m for _, m in imports_in_source(source)] == [
+        "importlib",
+        "importlib",
+        "models",
+        "server",
+        "models.synth",
+        "teach.registry",
+        "rules",
+    ]
+
+
+def test_the_run_time_reads_no_file_of_the_training_package():
+    # The shipped models are run-time data of vision (vision/data/models, `vision.shipped`).
+    for room in ("base", "rules", "calibration", "vision", "teach", "server"):
+        assert imports_in(room, ("models",)) == [], room
 
 
 def test_the_parts_of_the_detector_sit_below_it():

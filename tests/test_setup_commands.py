@@ -63,14 +63,14 @@ def _planned(target: str, tmp_path: Path) -> str:
 
 def test_make_run_installs_no_training_packages(tmp_path):
     plan = _planned("run", tmp_path)
-    assert "scripts/system-packages libgl1 libglib2.0-0 libportaudio2\n" in plan
+    assert "scripts/system-packages libgl1 libglib2.0-0 libportaudio2 espeak-ng\n" in plan
     assert "pip install --progress-bar off -e .\n" in plan
     assert "[dev,train]" not in plan and "chromium" not in plan
 
 
 def test_make_test_installs_everything_and_chromium(tmp_path):
     plan = _planned("test", tmp_path)
-    assert "scripts/system-packages libgl1 libglib2.0-0 libportaudio2 chromium" in plan
+    assert "scripts/system-packages libgl1 libglib2.0-0 libportaudio2 espeak-ng chromium" in plan
     assert "-e '.[dev,train]'" in plan
 
 

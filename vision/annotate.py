@@ -1,11 +1,20 @@
-"""Draw what vision sees onto the frame: boxes and faces, player zones, temple cells."""
+"""Draw what vision sees onto the frame: boxes and faces, player zones, temple cells.
+
+The picture is published 1280 px wide (the game page shows it enlarged at that size) and its
+labels are drawn to read there: white or coloured text on a dark plate, player names and
+chamber names (never ids or cells), their size following the picture's width.
+"""
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from calibration.table import TableCalibration
+from rules.catalog import basic_catalog
+from rules.narrative import chamber_label
 from vision.classes import DIE_UNREADABLE
 from vision.figures import FIGURE_RGB
 from vision.grid import Grid
@@ -26,6 +35,18 @@ CLASS_BGR: dict[str, tuple[int, int, int]] = {
     "hand": (90, 140, 255),
 }
 """Box colour of each detector class (BGR)."""
+WIDTH = 1280
+"""The annotated picture's width in px."""
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+LABEL_SCALE = 0.75
+"""The labels' font scale at 1280 px wide (letters about 16 px tall); scaled with the width."""
+
+
+@lru_cache(maxsize=256)
+def tile_name(tile_id: str) -> str:
+    """Name a tile as players do ("Gem chamber", "Exit"); "Chamber" for one not in the basic set."""
+    tile = basic_catalog().get(tile_id)
+    return chamber_label(tile) if tile is not None else "Chamber"
 
 
 def _player_bgr(player: str) -> tuple[int, int, int]:
@@ -38,10 +59,11 @@ def annotate(
     result: FrameResult,
     calibration: TableCalibration,
     grid: Grid | None,
-    width: int = 960,
+    width: int = WIDTH,
 ) -> np.ndarray:
     """Return a copy of the frame, `width` px wide, with zones, cells and boxes drawn on it."""
     scale = width / image.shape[1]
+    size = LABEL_SCALE * width / WIDTH
     canvas = cv2.resize(image, (width, round(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
     obs: Observation = result.observation
     for zone in calibration.zones:
@@ -51,26 +73,34 @@ def annotate(
         cv2.polylines(canvas, [polygon.astype(np.int32)], True, colour, 3 if busy else 1)
         dice = obs.dice.get(zone.player, ())
         unsure = sum(d.face is None for d in dice)
-        label = zone.player + (
-            ": rolling" if busy else f": {len(dice)} dice" + (f", {unsure} ?" if unsure else "")
+        label = zone.player.capitalize() + (
+            " rolling" if busy else f" {len(dice)} dice" + (f", {unsure} unsure" if unsure else "")
         )
         x, y = polygon.min(axis=0)
-        _text(canvas, label, (int(x) + 4, int(y) + 16), colour)
+        at = (int(x) + 4, int(y) + 4)
+        _text(canvas, label, at, _ink(colour), size, above=False, plate=colour)
     if grid is not None:
         for cell, seen in obs.tiles.items():
             corners = calibration.table_to_image_px(grid.cell_corners(cell)) * scale
             cv2.polylines(canvas, [corners.astype(np.int32)], True, (255, 255, 255), 1)
             x, y = corners.mean(axis=0)
             gems = obs.gems.get(cell, 0)
-            text = f"{cell[0]},{cell[1]} {seen.tile}" + (f" +{gems}" if gems else "")
-            _text(canvas, text, (int(x) - 40, int(y)), (255, 255, 255))
+            name = tile_name(seen.tile)
+            lines = name.split(" ", 1) if len(name) > 9 else [name]  # two short lines fit a tile
+            if gems:
+                lines.append(f"+{gems} active")
+            step = int(26 * size)
+            top = int(y) - (len(lines) - 1) * step // 2
+            for n, line in enumerate(lines):
+                at = (int(x), top + n * step)
+                _text(canvas, line, at, (255, 255, 255), size * 0.7, centred=True)
     detections = result.detections
     for box, name in zip(detections.xyxy * scale, detections.names, strict=True):
         x0, y0, x1, y1 = (int(v) for v in box)
         colour = CLASS_BGR.get(name, (255, 255, 255))
         cv2.rectangle(canvas, (x0, y0), (x1, y1), colour, 1)
         if name == DIE_UNREADABLE:  # a die read below the face reader's threshold
-            _text(canvas, "?", (x0, max(y0 - 3, 10)), (255, 255, 255))
+            _text(canvas, "?", (x0, max(y0 - 3, 10)), (255, 255, 255), size)
     for x0, y0, x1, y1 in result.gate.windows if not result.gate.full else ():
         cv2.rectangle(
             canvas,
@@ -83,9 +113,41 @@ def annotate(
     return canvas
 
 
-def _text(canvas: np.ndarray, text: str, at: tuple[int, int], colour: tuple[int, int, int]) -> None:
-    cv2.putText(canvas, text, at, cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3, cv2.LINE_AA)
-    cv2.putText(canvas, text, at, cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA)
+def _text(
+    canvas: np.ndarray,
+    text: str,
+    at: tuple[int, int],
+    colour: tuple[int, int, int],
+    size: float = LABEL_SCALE,
+    *,
+    above: bool = True,
+    centred: bool = False,
+    plate: tuple[int, int, int] | None = None,
+) -> None:
+    """Write `text` on a dark plate: its baseline at `at` (`above`), or its top there; centred
+    on `at` when `centred`; the plate in `plate`'s colour if given. It stays in the picture."""
+    thickness = max(1, round(size * 2.5))
+    (w, h), base = cv2.getTextSize(text, FONT, size, thickness)
+    pad = max(2, round(h * 0.3))
+    x, y = at
+    if centred:
+        x, y = x - w // 2, y + h // 2
+    elif not above:
+        y += h + pad
+    x = min(max(x, pad), canvas.shape[1] - w - pad)
+    y = min(max(y, h + pad), canvas.shape[0] - base - pad)
+    box = canvas[y - h - pad : y + base + pad, x - pad : x + w + pad]
+    if plate is None:
+        box[:] = (box * 0.3).astype(canvas.dtype)  # dark, the picture still shows through
+    else:
+        box[:] = plate
+    cv2.putText(canvas, text, (x, y), FONT, size, colour, thickness, cv2.LINE_AA)
+
+
+def _ink(colour: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Black or white, whichever reads better on a plate of `colour` (BGR)."""
+    b, g, r = colour
+    return (0, 0, 0) if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (255, 255, 255)
 
 
 def to_jpeg(image: np.ndarray, quality: int = 75) -> bytes:

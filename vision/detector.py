@@ -27,14 +27,14 @@ import cv2
 import numpy as np
 
 from vision.detections import Detections
-from vision.face_reader import DIE_CLASSES, FaceModelError, FaceReader, default_faces_path
+from vision.face_reader import DIE_CLASSES, FaceReader, open_face_reader
 from vision.letterbox import PAD_VALUE, Letterbox, letterbox, rect_size, to_tensor
 from vision.onnx_model import ModelError, Session, default_threads, open_session, read_model_info
 from vision.setting_words import describe_words, parse_words
 from vision.tiling import grid_overlap, merge_tiles, tile_starts
 from vision.yolo_decode import decode_end2end, decode_raw
 
-__all__ = ["Detector", "DetectorSettings", "ModelError", "Plan", "default_faces_path"]
+__all__ = ["Detector", "DetectorSettings", "ModelError", "Plan"]
 
 AUTO_TILE_FACTOR = 1.5
 """tile=auto tiles a frame whose long side exceeds this many model input sizes."""
@@ -72,8 +72,8 @@ class DetectorSettings:
     agnostic: bool = False
     """NMS across classes (one box per object whatever its class)."""
     faces: str = "auto"
-    """Second stage re-reading dice on full-resolution crops: "auto" (the shipped
-    models/templecam-faces.onnx when it is there), "off" or the path of a classifier .onnx."""
+    """Second stage re-reading dice on full-resolution crops: "auto" (the shipped reader,
+    vision/data/models/templecam-faces.onnx, when it is there), "off" or a classifier .onnx."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.conf <= 1.0 or not 0.0 <= self.iou <= 1.0:
@@ -180,16 +180,9 @@ class Detector:
     def _open_faces(self) -> FaceReader | None:
         """Open the second-stage face classifier the settings ask for (None: no second stage)."""
         self._die_ids = np.array([i for i, n in enumerate(self.names) if n in DIE_CLASSES], int)
-        choice = self.settings.faces
-        if choice == "off" or not len(self._die_ids):
+        if not len(self._die_ids):
             return None
-        path = default_faces_path() if choice == "auto" else Path(choice).expanduser()
-        if choice == "auto" and not path.is_file():
-            return None
-        try:
-            return FaceReader(path, self.threads, self.settings.spin)
-        except FaceModelError as error:
-            raise ModelError(f"faces={choice}: {error}") from None
+        return open_face_reader(self.settings.faces, self.threads, self.settings.spin)
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from base.dataset_files import DataYamlError, is_image, label_path, sibling_path
+from base.dataset_files import read_data_yaml as read_yaml
 from rules.vocabulary import FACES
 from vision.detections import Detections, box_iou
 
@@ -30,7 +32,6 @@ MAP_CONF = 0.001
 """Detections down to this confidence enter the precision-recall curves."""
 MATCH_IOU = 0.5
 """IoU at which a detection counts as finding an object (precision, recall, dice, tiles)."""
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 
 
 class DatasetError(Exception):
@@ -72,73 +73,34 @@ class DataSplit:
     images: tuple[Path, ...]
 
 
-def _sibling(image: Path, folder: str, suffix: str) -> Path:
-    """Return the file beside an image in the `folder` tree (images/x.jpg -> labels/x.txt)."""
-    parts = list(image.parts)
-    for i in range(len(parts) - 2, -1, -1):
-        if parts[i] == "images":
-            parts[i] = folder
-            break
-    return Path(*parts).with_suffix(suffix)
-
-
-def label_path(image: Path) -> Path:
-    """Return the YOLO label file of an image (Ultralytics' images/ -> labels/ rule)."""
-    return _sibling(image, "labels", ".txt")
-
-
 def scene_path(image: Path) -> Path:
     """Return the scene JSON of an image written by `templecam synth` (images/ -> scenes/)."""
-    return _sibling(image, "scenes", ".json")
-
-
-def _names(value: Any) -> tuple[str, ...]:
-    """Return class names from a data.yaml `names` list or {index: name} mapping."""
-    if isinstance(value, dict):
-        return tuple(str(value[k]) for k in sorted(value, key=int))
-    if isinstance(value, list):
-        return tuple(str(v) for v in value)
-    raise DatasetError("data.yaml has no `names` list")
+    return sibling_path(image, "scenes", ".json")
 
 
 def _list_images(entry: Path) -> list[Path]:
     """Return the images of a split entry: a folder, a text file listing images, or one image."""
     if entry.is_dir():
-        return sorted(p for p in entry.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        return sorted(p for p in entry.rglob("*") if is_image(p))
     if entry.suffix == ".txt" and entry.is_file():
         lines = [line.strip() for line in entry.read_text("utf-8").splitlines() if line.strip()]
         return [(entry.parent / line).resolve() for line in lines]
-    if entry.suffix.lower() in IMAGE_SUFFIXES and entry.is_file():
+    if is_image(entry) and entry.is_file():
         return [entry]
     raise DatasetError(f"{entry}: no such image folder or list")
 
 
 def read_data_yaml(path: str | Path, split: str = "val") -> DataSplit:
     """Read an Ultralytics data.yaml and list the images of `split`."""
-    import yaml
-
-    path = Path(path).expanduser()
     try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except OSError as error:
-        raise DatasetError(f"cannot read {path}: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        raise DatasetError(f"{path} is not valid YAML: {error}") from None
-    if not isinstance(data, dict):
-        raise DatasetError(f"{path} is not an Ultralytics data.yaml (a mapping)")
-    names = _names(data.get("names"))
-    if split not in data or not data[split]:
-        raise DatasetError(f"{path} has no `{split}` split")
-    root = Path(str(data.get("path") or path.parent)).expanduser()
-    if not root.is_absolute():
-        root = (path.parent / root).resolve()
-    entries = data[split] if isinstance(data[split], list) else [data[split]]
-    images: list[Path] = []
-    for entry in entries:
-        images += _list_images(root / str(entry))
+        data = read_yaml(path)
+        entries = data.entries(split)
+    except DataYamlError as error:
+        raise DatasetError(str(error)) from None
+    images = [image for entry in entries for image in _list_images(entry)]
     if not images:
-        raise DatasetError(f"the `{split}` split of {path} holds no images")
-    return DataSplit(path, split, names, tuple(images))
+        raise DatasetError(f"the `{split}` split of {data.path} holds no images")
+    return DataSplit(data.path, split, data.names, tuple(images))
 
 
 def read_truth(image: Path, width: int, height: int, names: Sequence[str]) -> Truth:

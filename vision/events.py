@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rules.engine import Game
-from rules.vocabulary import BLACK_MASK, GOLDEN_MASK, OFFSETS, SIDES
+from rules.narrative import tell_event
+from rules.vocabulary import ADVENTURER, BLACK_MASK, GOLDEN_MASK, OFFSETS, SIDES
 from vision.observation import Cell, Observation
 from vision.stability import Settled
 
 _ORDER = {"dice": 0, "tile": 1, "figure": 2, "gems": 3, "depot": 4}
 UNSURE_MARK = "unsure (?)"
 """What a waiting message for an unsurely read die says (it is cleared once the die is read)."""
+HELD_TILE = "a new chamber waits to be credited: its discoverer's move or roll is not seen yet"
+"""What the dashboard says while a laid tile waits for its discoverer to be seen beside it."""
 REACH_SECONDS = 4.0
 """Arms over a cell this long before a tile settled there count toward who placed it."""
 
@@ -71,7 +74,29 @@ class EventMaker:
                 events += self._figure(game, change)
             elif kind == "gems":
                 events += self._gems(game, change)
-        return events
+        return self._judged(game, events)
+
+    def _judged(self, game: Game, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Keep only the events the engine would take, in order (tried on a copy of its game):
+        a spurious event costs the table more than a late one. A refused piece event stays
+        pending (proposed again once the game moves on); a refused roll is read again."""
+        if not events:  # most frames: no copy of the game (a copy costs milliseconds)
+            return events
+        trial = game.copy()
+        kept: list[dict[str, Any]] = []
+        for event in events:
+            verdict = trial.apply(event)
+            if verdict.ok:
+                kept.append(event)
+                self.waiting.pop(_held_note(event), None)
+            elif event["type"] == "dice":  # a later settle of these dice may propose it again
+                self.last_faces.pop(str(event.get("player")), None)
+            elif event["type"] != "unlock":
+                self.waiting[_held_note(event)] = (
+                    f"camera sees: {tell_event(event, game)}, which the engine refuses now "
+                    f"({verdict.reason}): it waits"
+                )
+        return kept
 
     def _once(self, key: tuple[Any, ...], event: dict[str, Any]) -> list[dict[str, Any]]:
         if key in self.proposed:
@@ -92,6 +117,8 @@ class EventMaker:
         for subject, event in list(self.pending.items()):
             if _resolved(game, event):
                 del self.pending[subject]
+                self.waiting.pop(f"tile {subject[2]}", None)
+                self.waiting.pop(_held_note(event), None)
                 continue
             retry = dict(event)
             if event["type"] == "discover":
@@ -99,7 +126,13 @@ class EventMaker:
                 if chosen is None:
                     continue
                 retry["player"] = chosen
-            elif not game.copy().apply(retry).ok:
+                self.waiting.pop(f"tile {subject[2]}", None)
+            elif event["type"] == "activate" and not event["players"]:
+                cell = tuple(event["cell"])
+                retry["players"] = [p.player_id for p in game.players_in(cell) if p.inside]
+                if not retry["players"] or not game.check(retry).ok:
+                    continue
+            elif not game.check(retry).ok:
                 continue
             del self.pending[subject]
             again.append(retry)
@@ -123,7 +156,38 @@ class EventMaker:
             return self._unlock_only(game, player_id, len(change.moved), change)
         if faces == self.last_faces.get(player_id) and not change.rolled:
             return []
+        events = self._roll_events(game, player_id, faces, change)
+        refused = self._refusal(game, events)
+        if refused:
+            legal = _legal_reading(faces, change.votes, player.locked)
+            if legal is not None and legal != faces:
+                events = self._roll_events(game, player_id, legal, change)
+                refused = self._refusal(game, events)
+        if refused:  # no legal reading yet: the dice are looked at again, never guessed
+            self.waiting[player_id] = (
+                f"{player_id}: the dice read {', '.join(faces)}, which the engine refuses "
+                f"({refused}): looking again"
+            )
+            return []
         self.last_faces[player_id] = faces
+        self.proposed.add(("dice", player_id, faces, change.since))
+        return events
+
+    def _refusal(self, game: Game, events: list[dict[str, Any]]) -> str | None:
+        """Return why the engine would refuse the events in order (None: it takes them all)."""
+        trial = game.copy()
+        for event in events:
+            verdict = trial.apply(event)
+            if not verdict.ok:
+                return verdict.reason or "refused"
+        return None
+
+    def _roll_events(
+        self, game: Game, player_id: str, faces: tuple[str, ...], change: Settled
+    ) -> list[dict[str, Any]]:
+        """Return the events a roll to `faces` stands for: an unlock first when black masks
+        were freed by a golden mask, then the roll."""
+        player = game.players[player_id]
         events = []
         freed = player.locked - faces.count(BLACK_MASK)
         if freed > 0:
@@ -134,7 +198,6 @@ class EventMaker:
                     unlock["by"] = helper
                 events.append(_stamped(unlock, change))
         events.append(_stamped({"type": "dice", "player": player_id, "faces": list(faces)}, change))
-        self.proposed.add(("dice", player_id, faces, change.since))
         return events
 
     def _unlock_only(
@@ -167,13 +230,53 @@ class EventMaker:
         tile_id, stairs = change.value
         if game.temple.at(cell) is not None or tile_id in ("unknown", "back"):
             return []
+        if game.temple.is_placed(tile_id):  # a tile lies only once: misread, it is read again
+            return []
         event: dict[str, Any] = {"type": "discover", "tile": tile_id, "cell": list(cell)}
         if stairs in SIDES:
             event["stairs"] = stairs
-        candidates = self._reached_first(self._neighbours(game, cell), cell, change.since)
+        candidates = self._reached_first(
+            self._likely_discoverers(game, self._neighbours(game, cell)), cell, change.since
+        )
+        unrolled = game.setup.track_dice and not any(game.players[p].rolled for p in candidates)
+        if not candidates or unrolled:  # a move, or the roll paying for it, not seen yet
+            return self._hold(("discover", cell, tile_id), _stamped(event, change))
         chosen = _first_accepted(game, event, "player", candidates)
-        event["player"] = chosen or (candidates[0] if candidates else next(iter(game.players)))
+        if chosen is None and "stairs" in event:  # the stairway misread: the legal reading
+            event.pop("stairs")
+            chosen = _first_accepted(game, event, "player", candidates)
+        if chosen is None:  # nobody beside it could have: wait for the move or roll behind it
+            return self._hold(("discover", cell, tile_id), _stamped(event, change))
+        event["player"] = chosen
         return self._once(("discover", cell, tile_id), _stamped(event, change))
+
+    def _hold(self, key: tuple[Any, ...], event: dict[str, Any]) -> list[dict[str, Any]]:
+        """Keep a piece event back until the engine can take it (who discovered a tile nobody
+        stands beside, a move onto a tile not in the temple yet): proposed once it can."""
+        if key not in self.proposed:
+            self.proposed.add(key)
+            subject = (event["type"], event.get("player"), tuple(event.get("cell", ())))
+            self.pending[subject] = event
+            if event["type"] == "discover":
+                self.waiting[f"tile {subject[2]}"] = HELD_TILE
+        return []
+
+    @staticmethod
+    def _likely_discoverers(game: Game, candidates: list[str]) -> list[str]:
+        """Order the players beside a new tile by who could pay for it: showing 2 adventurers
+        first (with dice tracked), then by the newest roll (a player rolls, then discovers);
+        the arms seen reaching over the cell order them again, ties keeping this order."""
+        last_roll: dict[str, int] = {}
+        for index, event in enumerate(game.accepted):
+            if event.get("type") == "dice" and event.get("player") in candidates:
+                last_roll[str(event["player"])] = index
+
+        def rank(pid: str) -> tuple[int, int]:
+            player = game.players[pid]
+            can_pay = not game.setup.track_dice or player.showing[ADVENTURER] >= 2
+            return (0 if can_pay else 1, -last_roll.get(pid, -1))
+
+        return sorted(candidates, key=rank)
 
     def _reached_first(self, candidates: list[str], cell: Cell, since: float) -> list[str]:
         """Order candidates by how often their arm reached over the cell just before `since`."""
@@ -204,6 +307,7 @@ class EventMaker:
         self.pending = {
             k: v for k, v in self.pending.items() if k[:2] not in {("enter", player_id)}
         }
+        self.waiting.pop(f"held enter {player_id}", None)
         player = game.players.get(player_id)
         if player is None or player.escaped:
             return []
@@ -216,9 +320,12 @@ class EventMaker:
                 )
             return []
         cell = tuple(cell)
-        if cell == player.cell or game.temple.at(cell) is None:
+        if cell == player.cell:
             return []
         event = {"type": "enter", "player": player_id, "cell": list(cell)}
+        if game.temple.at(cell) is None or (game.setup.track_dice and not player.rolled):
+            # on a tile the engine has not placed yet, or the roll paying for it not seen yet
+            return self._hold(("enter", player_id, cell, change.since), _stamped(event, change))
         return self._once(("enter", player_id, cell, change.since), _stamped(event, change))
 
     def _gems(self, game: Game, change: Settled) -> list[dict[str, Any]]:
@@ -230,6 +337,8 @@ class EventMaker:
         gems = min(count, placed.tile.gems.count)
         players = [p.player_id for p in game.players_in(cell) if p.inside]
         event = {"type": "activate", "cell": list(cell), "gems": gems, "players": players}
+        if not players:  # nobody in the chamber as the engine has it: a move not seen yet
+            return self._hold(("activate", cell, gems), _stamped(event, change))
         return self._once(("activate", cell, gems), _stamped(event, change))
 
 
@@ -249,13 +358,39 @@ def _resolved(game: Game, event: dict[str, Any]) -> bool:
     return True
 
 
+def _held_note(event: dict[str, Any]) -> str:
+    """The `waiting` key of a piece event held back because the engine refuses it now."""
+    subject = event.get("player") or ",".join(str(v) for v in event.get("cell", ()))
+    return f"held {event['type']} {subject}"
+
+
+def _legal_reading(
+    faces: tuple[str, ...], votes: Sequence[Mapping[str, float]], locked: int
+) -> tuple[str, ...] | None:
+    """Return the reading of the dice the engine can take when the most voted one shows fewer
+    black masks than the player has locked dice: the dice whose votes hold the most black mask
+    read as black masks (None when too few were ever read so)."""
+    if len(votes) != len(faces) or faces.count(BLACK_MASK) >= locked or not all(votes):
+        return None
+    faces = tuple(max(v, key=lambda face: v[face]) for v in votes)  # each die's, in votes' order
+    need = locked - faces.count(BLACK_MASK)
+    share = [
+        (v.get(BLACK_MASK, 0.0) / max(sum(v.values()), 1e-9), i)
+        for i, v in enumerate(votes)
+        if faces[i] != BLACK_MASK and v.get(BLACK_MASK, 0.0) > 0
+    ]
+    if len(share) < need:
+        return None
+    chosen = {i for _, i in sorted(share, reverse=True)[:need]}
+    return tuple(sorted(BLACK_MASK if i in chosen else f for i, f in enumerate(faces)))
+
+
 def _first_accepted(
     game: Game, event: dict[str, Any], field_name: str, candidates: Sequence[str]
 ) -> str | None:
     """Return the first candidate for whom the engine would accept the event."""
     for candidate in candidates:
-        trial = game.copy()
-        if trial.apply({**event, field_name: candidate}).ok:
+        if game.check({**event, field_name: candidate}).ok:
             return candidate
     return None
 

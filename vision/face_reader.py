@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -33,14 +31,9 @@ from vision.classes import (
 from vision.classes import READER_UNREADABLE as UNREADABLE
 from vision.detections import Detections, nms
 from vision.letterbox import PAD_VALUE
-from vision.onnx_model import (
-    ModelError,
-    default_threads,
-    open_session,
-    parse_literal,
-    parse_names,
-    sidecar_metadata,
-)
+from vision.model_contract import FaceReaderCard, props_of, sidecar_metadata
+from vision.onnx_model import ModelError, default_threads, open_session
+from vision.shipped import FACES, shipped_path
 
 CROP_SCALE = 1.3
 """Crop side over the box's longer side: a margin for boxes that cut a die short."""
@@ -61,8 +54,6 @@ CANDIDATE_CONF = 0.05
 """The detector passes die-like boxes down to this confidence to the reader (see `reread_dice`)."""
 CHUNK = 64
 """Crops per ONNX Runtime call when the model takes any batch size."""
-FACES_MODEL = "templecam-faces.onnx"
-"""The shipped die-face classifier's file name inside the `models` package (faces=auto)."""
 
 
 class FaceModelError(Exception):
@@ -70,8 +61,25 @@ class FaceModelError(Exception):
 
 
 def default_faces_path() -> Path:
-    """Return where the shipped die-face classifier lives (inside the `models` package)."""
-    return Path(str(resources.files("models") / FACES_MODEL))
+    """Return where the shipped die-face classifier lives (`vision.shipped`)."""
+    return shipped_path(FACES)
+
+
+def open_face_reader(
+    choice: str = "auto", threads: int | None = None, spin: bool = False
+) -> FaceReader | None:
+    """Open the face reader a `faces=` setting names: "auto" (the shipped reader; None when it
+    is not installed), "off" (None) or the path of a reader .onnx. The one way the localiser and
+    the detector open it; ModelError, naming the setting, when it does not open."""
+    if choice == "off":
+        return None
+    path = default_faces_path() if choice == "auto" else Path(choice).expanduser()
+    if choice == "auto" and not path.is_file():
+        return None
+    try:
+        return FaceReader(path, threads, spin)
+    except FaceModelError as error:
+        raise ModelError(f"faces={choice}: {error}") from None
 
 
 def crop_window(box: Sequence[float], scale: float = CROP_SCALE) -> tuple[int, int, int, int]:
@@ -132,16 +140,6 @@ def crops_to_tensor(crops: Sequence[np.ndarray]) -> np.ndarray:
     return np.ascontiguousarray(batch, dtype=np.float32) / np.float32(255.0)
 
 
-def _metadata(session: Any, model_path: Path) -> dict[str, Any]:
-    """Return the model's `names`, `crop_scale` from its metadata, else from `<model>.json`."""
-    meta = dict(getattr(session.get_modelmeta(), "custom_metadata_map", {}) or {})
-    names = parse_names(parse_literal(meta.get("names")))
-    if names is None:
-        names = parse_names(sidecar_metadata(model_path).get("names"))
-    scale = parse_literal(meta.get("crop_scale"))
-    return {"names": names, "crop_scale": scale}
-
-
 class FaceReader:
     """A die-face classifier on ONNX Runtime: `read(image_bgr, boxes)` names each box's face."""
 
@@ -170,16 +168,18 @@ class FaceReader:
         self.input_name: str = inputs[0].name
         self.imgsz: int = int(shape[2])
         self.batch: int | None = shape[0] if isinstance(shape[0], int) and shape[0] > 0 else None
-        meta = _metadata(self.session, self.model_path)
-        names = meta["names"]
+        self.card: FaceReaderCard = FaceReaderCard.from_props(
+            props_of(self.session), sidecar_metadata(self.model_path)
+        )
+        """What the model says about itself (`vision.model_contract`)."""
+        names = self.card.names
         if not names or any(n not in CLASSES for n in names) or set(names) == {NOT_DIE}:
             raise FaceModelError(
                 f"{self.model_path}: not a die-face classifier (its classes are {names}; "
                 f"expected some of {', '.join(CLASSES)})"
             )
         self.names: tuple[str, ...] = tuple(names)
-        scale = meta["crop_scale"]
-        self.crop_scale: float = float(scale) if isinstance(scale, (int, float)) else CROP_SCALE
+        self.crop_scale: float = self.card.crop_scale or CROP_SCALE
         self.candidate_conf: float = CANDIDATE_CONF
         """How low a die-like detection's confidence may be to be re-read (`reread_dice`)."""
 

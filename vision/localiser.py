@@ -11,7 +11,7 @@ unchanged.
 
 from __future__ import annotations
 
-import json
+import copy
 import math
 import os
 from dataclasses import dataclass, replace
@@ -24,14 +24,17 @@ import numpy as np
 from vision.classes import DETECTION_NAMES, DIE_UNREADABLE
 from vision.detections import Detections
 from vision.detector import as_bgr
-from vision.face_reader import FaceModelError, FaceReader, default_faces_path, reread_dice
+from vision.face_reader import open_face_reader, reread_dice
 from vision.localiser_decode import decode
-from vision.onnx_model import ModelError, default_threads, open_session
+from vision.model_contract import LocaliserCard, ModelError, props_of
+from vision.onnx_model import default_threads, open_session
 from vision.setting_words import describe_words, parse_words
 
-MODEL_KIND = "templecam-localiser"
-"""The ONNX metadata `kind` of a localiser model."""
 PAD_VALUE = 114
+DICE_MERGE_IOU = 0.6
+"""Die boxes overlapping more than this are one die. The localiser peaks once per die, so only
+near-identical boxes are one: a die leaning on another overlaps it by up to 0.55 (the reader's
+own 0.3, made for the old detector's one box per face class, took such pairs as one die)."""
 LOWEST_CONF = 0.02
 """Peaks below this centre score are never boxes (an evaluation asks for 0.001 to draw its
 precision-recall curves; below 0.02 they are only noise, and each die costs a face read)."""
@@ -44,7 +47,9 @@ class LocaliserSettings:
     conf: float = 0.3
     """Lowest centre score reported (dice: after the face reader's rescoring)."""
     scale: float | None = None
-    """Resize factor of the frame before the network; None: the model's own (0.5 for 1080p)."""
+    """Resize factor of the frame before the network; None ("auto"): it follows the camera
+    (`vision.scale.follow_camera`: the calibration's die size, else the dice of the first
+    frames), the model's own (0.5 for 1080p) until that is decided."""
     threads: int | None = None
     """ONNX Runtime intra-op threads; None: the CPUs this process may use, at most 4."""
     spin: bool = False
@@ -100,18 +105,6 @@ class LocaliserInfo:
     input_name: str = "images"
 
 
-def is_localiser(model_path: Path) -> bool:
-    """Return whether an .onnx file is a localiser (its metadata names the kind), unopened.
-
-    The metadata's strings are stored as they are in the file, so the kind's name shows in its
-    bytes; `Localiser` then checks the metadata properly.
-    """
-    try:
-        return MODEL_KIND.encode() in Path(model_path).read_bytes()
-    except OSError:
-        return False
-
-
 class Localiser:
     """The one-pass localiser plus face reader: `detect(image_bgr)` returns `Detections`."""
 
@@ -125,36 +118,21 @@ class Localiser:
         if not self.model_path.is_file():
             raise ModelError(f"no model at {self.model_path}")
         self.session = open_session(self.model_path, self.threads, self.settings.spin)
-        meta = dict(self.session.get_modelmeta().custom_metadata_map or {})
-        if meta.get("kind") != MODEL_KIND:
-            raise ModelError(f"{self.model_path}: not a templecam localiser (no kind metadata)")
-        try:
-            own = tuple(json.loads(meta["names"]))
-            stride = int(meta.get("input_multiple", 32))
-            scale = float(meta.get("input_scale", 0.5))
-        except (KeyError, ValueError, TypeError):
-            raise ModelError(f"{self.model_path}: its metadata lacks names or scale") from None
-        if own[0] != "die" or any(n not in DETECTION_NAMES and n != "die" for n in own):
+        self.card: LocaliserCard = LocaliserCard.from_props(
+            props_of(self.session), str(self.model_path)
+        )
+        """What the model says about itself (`vision.model_contract`)."""
+        own, stride, scale = self.card.names, self.card.input_multiple, self.card.input_scale
+        if not own or own[0] != "die" or any(n not in DETECTION_NAMES and n != "die" for n in own):
             raise ModelError(f"{self.model_path}: unknown classes {own}")
+        self.model_scale = scale
+        """The scale the model was trained for (its metadata's `input_scale`)."""
         self.scale = self.settings.scale or scale
         self.info = LocaliserInfo(own, stride, self.scale)
         self._map = np.array(
             [DETECTION_NAMES.index(DIE_UNREADABLE if n == "die" else n) for n in own]
         )
-        self.faces = self._open_faces()
-
-    def _open_faces(self) -> FaceReader | None:
-        """Open the face reader the settings ask for (None: dice stay unread)."""
-        choice = self.settings.faces
-        if choice == "off":
-            return None
-        path = default_faces_path() if choice == "auto" else Path(choice).expanduser()
-        if choice == "auto" and not path.is_file():
-            return None
-        try:
-            return FaceReader(path, self.threads, self.settings.spin)
-        except FaceModelError as error:
-            raise ModelError(f"faces={choice}: {error}") from None
+        self.faces = open_face_reader(self.settings.faces, self.threads, self.settings.spin)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -164,6 +142,17 @@ class Localiser:
     def with_settings(self, **changes: Any) -> Localiser:
         """Return a localiser on the same model with some settings changed."""
         return Localiser(self.model_path, replace(self.settings, **changes))
+
+    def at_scale(self, scale: float) -> Localiser:
+        """Return this localiser resizing frames by `scale` (the same open sessions)."""
+        if not 0.1 <= scale <= 2.0:
+            raise ValueError(f"scale={scale}: give 0.1 to 2")
+        if scale == self.scale:
+            return self
+        other = copy.copy(self)
+        other.scale = scale
+        other.info = replace(self.info, scale=scale)
+        return other
 
     def input_for(self, image_bgr: np.ndarray) -> np.ndarray:
         """Return the network input (1, 3, H, W) for a frame: resized, padded, RGB in 0..1."""
@@ -196,7 +185,7 @@ class Localiser:
         low = conf if self.faces is None else min(conf, self.faces.candidate_conf * 2)
         found = self.locate(image, max(low, LOWEST_CONF))
         if self.faces is not None:
-            found = reread_dice(found, image, self.faces, conf)
+            found = reread_dice(found, image, self.faces, conf, merge_iou=DICE_MERGE_IOU)
         else:
             found = found.above(conf)
         return found.sorted()[: self.settings.max_det]

@@ -1,43 +1,51 @@
-"""Which detector model the live pipeline runs: the user's choice, else the best one shipped."""
+"""Which model finds things on the table: the shipped localiser, else the file given.
+
+The default path knows one model, the localiser (`vision.shipped.LOCALISER`) with its face
+reader. Any other .onnx given with `--model` opens as what its metadata says: another localiser
+(a taught one), or the early YOLO baseline (`vision.detector`), kept as a named alternative.
+"""
 
 from __future__ import annotations
 
-from importlib import resources
+from dataclasses import replace
 from pathlib import Path
 
-from vision.detector import Detector, DetectorSettings, ModelError
-from vision.localiser import Localiser, LocaliserSettings, is_localiser
+from vision.detector import Detector, DetectorSettings
+from vision.localiser import Localiser, LocaliserSettings
+from vision.model_contract import ModelError, is_localiser
+from vision.shipped import BASELINE, LOCALISER, shipped_path
+from vision.table_detector import TableDetector
 
-SHIPPED = ("templecam-default.onnx", "templecam-baseline.onnx")
-"""Shipped models, best first: the default model (the localiser), then the early YOLO baseline."""
-
-LIVE_CONF = 0.1
-"""Lowest detector confidence the live pipeline takes: the face reader re-reads every die and
-the scene stage judges the rest (measured on a rendered game: dice counted right in 79 % of
-zone views at 0.1, against 58 % at 0.25)."""
+BASELINE_LIVE_CONF = 0.1
+"""Lowest confidence the live pipeline takes of the YOLO baseline: the face reader re-reads
+every die and the scene stage judges the rest (measured on a rendered game: dice counted right
+in 79 % of zone views at 0.1, against 58 % at 0.25)."""
 
 BASELINE_NOTE = (
-    "the detector is the early baseline model (below the accuracy targets): expect missed dice; "
-    "retrain with `templecam train` for better results"
+    "the detector is the early YOLO baseline (below the accuracy targets): expect missed dice; "
+    "leave out --model for the shipped localiser"
 )
 
 
 def default_model(explicit: str | Path | None = None) -> tuple[Path, str | None]:
-    """Return (model path, note): `explicit` when given, else the best shipped model."""
+    """Return (model path, note): `explicit` when given (with a note when it is the YOLO
+    baseline), else the shipped localiser."""
     if explicit is not None:
         path = Path(explicit).expanduser()
         if not path.is_file():
             raise ModelError(f"no model at {path}: give the path of an .onnx model file")
-        return path, None
-    folder = Path(str(resources.files("models")))
-    for name in SHIPPED:
-        if (folder / name).is_file():
-            return folder / name, (BASELINE_NOTE if name != SHIPPED[0] else None)
-    raise ModelError(f"no model in {folder}: train one with `templecam train`, or pass --model")
+        return path, (None if is_localiser(path) else BASELINE_NOTE)
+    path = shipped_path(LOCALISER)
+    if not path.is_file():
+        raise ModelError(
+            f"no localiser at {path}: train one with `templecam train --localiser`, or pass "
+            f"--model (the early YOLO baseline is {shipped_path(BASELINE)})"
+        )
+    return path, None
 
 
-def open_model(path: Path, conf: float | None = None) -> Detector | Localiser:
-    """Open a model file as what it is: a localiser (by its metadata) or a YOLO detector."""
+def open_model(path: Path, conf: float | None = None) -> TableDetector:
+    """Open a model file as what it is: a localiser (by its metadata) or the YOLO baseline."""
     if is_localiser(path):
         settings = LocaliserSettings() if conf is None else LocaliserSettings(conf=conf)
         return Localiser(path, settings)
@@ -45,12 +53,19 @@ def open_model(path: Path, conf: float | None = None) -> Detector | Localiser:
 
 
 def live_detector(
-    explicit: str | Path | None = None, faces: str | Path | None = None
-) -> tuple[Detector | Localiser, str | None]:
-    """Return the model the live pipeline runs (the best shipped model, or `explicit`); a
-    localiser reads dice with `faces` (a face-reader .onnx; None: the shipped reader)."""
+    explicit: str | Path | None = None,
+    faces: str | Path | None = None,
+    settings: str | LocaliserSettings = "",
+) -> tuple[TableDetector, str | None]:
+    """Return the model the live pipeline runs (the shipped localiser, or `explicit`) and a
+    note when it is the YOLO baseline; a localiser reads dice with `faces` (a face-reader
+    .onnx; None: the shipped reader) and takes `settings` (`key=value` words such as
+    "scale=0.75": a fixed scale overrides the one the calibration asks for). Raises ModelError
+    for a model that does not open, ValueError for settings that do not parse."""
     path, note = default_model(explicit)
     if is_localiser(path):
-        settings = LocaliserSettings() if faces is None else LocaliserSettings(faces=str(faces))
-        return Localiser(path, settings), note
-    return Detector(path, DetectorSettings(conf=LIVE_CONF)), note
+        chosen = LocaliserSettings.parse(settings) if isinstance(settings, str) else settings
+        if faces is not None:
+            chosen = replace(chosen, faces=str(faces))
+        return Localiser(path, chosen), note
+    return Detector(path, DetectorSettings(conf=BASELINE_LIVE_CONF)), note

@@ -1,14 +1,12 @@
 """An ONNX model file at run time: its ONNX Runtime CPU session and what its metadata says.
 
 Shared by the detector, the face reader and the localiser: opening a session with a bounded
-number of threads, reading class names and input size from the model's metadata or a sidecar
-JSON beside it. No torch.
+number of threads, and the YOLO detector's class names, input size and output layout (its card,
+`vision.model_contract.DetectorCard`, from its metadata or a sidecar JSON beside it). No torch.
 """
 
 from __future__ import annotations
 
-import ast
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,9 +15,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vision.model_contract import DetectorCard, ModelError, props_of, sidecar_metadata
 
-class ModelError(Exception):
-    """The model file cannot be used; the message says why."""
+__all__ = [
+    "ModelError",
+    "ModelInfo",
+    "Session",
+    "default_threads",
+    "open_session",
+    "read_model_info",
+]
 
 
 class Session(Protocol):
@@ -59,67 +64,6 @@ class ModelInfo:
     """The tile edge the model was trained on (0: whole frames), when its sidecar says."""
 
 
-def parse_literal(text: str | None) -> Any:
-    """Parse a metadata value that Ultralytics writes as a Python literal (or JSON)."""
-    if text is None:
-        return None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-
-
-def parse_names(value: Any) -> tuple[str, ...] | None:
-    """Return class names from a list or an {index: name} mapping, in index order."""
-    if isinstance(value, dict):
-        try:
-            return tuple(str(value[k]) for k in sorted(value, key=int))
-        except (TypeError, ValueError):
-            return None
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return None
-
-
-def parse_imgsz(value: Any) -> tuple[int, int] | None:
-    """Return (height, width) from an int or a [height, width] list."""
-    if isinstance(value, int) and value > 0:
-        return value, value
-    if (
-        isinstance(value, (list, tuple))
-        and len(value) == 2
-        and all(isinstance(v, int) for v in value)
-    ):
-        return int(value[0]), int(value[1])
-    if isinstance(value, (list, tuple)) and len(value) == 1 and isinstance(value[0], int):
-        return int(value[0]), int(value[0])
-    return None
-
-
-def sidecar_metadata(model_path: Path) -> dict[str, Any]:
-    """Read `names`, `imgsz`, `tile` from `<model>.json` or `metrics.json` beside the model."""
-    for candidate in (model_path.with_suffix(".json"), model_path.parent / "metrics.json"):
-        if not candidate.is_file():
-            continue
-        try:
-            data = json.loads(candidate.read_text("utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict):
-            continue
-        found: dict[str, Any] = {}
-        for scope in (data, *(v for v in data.values() if isinstance(v, dict))):
-            for key in ("names", "imgsz", "tile"):
-                if key in scope and key not in found:
-                    found[key] = scope[key]
-        if found:
-            return found
-    return {}
-
-
 def read_model_info(session: Session, model_path: Path | None = None) -> ModelInfo:
     """Read class names, input size and output layout from the model's metadata or a sidecar."""
     inputs = session.get_inputs()
@@ -129,25 +73,21 @@ def read_model_info(session: Session, model_path: Path | None = None) -> ModelIn
     shape = list(inputs[0].shape)
     if len(shape) != 4:
         raise ModelError(f"the model input has shape {shape}; expected (batch, 3, height, width)")
-    meta = dict(getattr(session.get_modelmeta(), "custom_metadata_map", {}) or {})
-    side = sidecar_metadata(model_path) if model_path is not None else {}
-    names = parse_names(parse_literal(meta.get("names"))) or parse_names(side.get("names"))
+    card = DetectorCard.from_props(
+        props_of(session), sidecar_metadata(model_path) if model_path is not None else {}
+    )
+    names = card.names
     fixed = tuple(d for d in shape[2:] if isinstance(d, int) and d > 0)
     dynamic_size = len(fixed) != 2
-    size = (
-        (int(shape[2]), int(shape[3]))
-        if not dynamic_size
-        else parse_imgsz(parse_literal(meta.get("imgsz"))) or parse_imgsz(side.get("imgsz"))
-    )
+    size = (int(shape[2]), int(shape[3])) if not dynamic_size else card.imgsz
     if size is None:
         raise ModelError(
             "the model's input size is dynamic and neither its metadata nor a sidecar JSON says "
             "what size it was trained at (imgsz)"
         )
-    stride_value = parse_literal(meta.get("stride"))
-    stride = int(stride_value) if isinstance(stride_value, (int, float)) else 32
+    stride = card.stride or 32
     out_shape = list(outputs[0].shape)
-    end2end = str(meta.get("end2end", "")).lower() == "true" or (
+    end2end = bool(card.end2end) or (
         len(out_shape) == 3 and out_shape[-1] == 6 and names is not None and len(names) != 2
     )
     if names is None:
@@ -156,9 +96,7 @@ def read_model_info(session: Session, model_path: Path | None = None) -> ModelIn
             raise ModelError("the model does not say its class names (no `names` metadata)")
         names = tuple(f"class{i}" for i in range(channels - 4))
     batch = shape[0] if isinstance(shape[0], int) and shape[0] > 0 else None
-    tile = parse_literal(meta.get("tile")) if "tile" in meta else side.get("tile")
-    train_tile = int(tile) if isinstance(tile, (int, float)) and tile >= 0 else None
-    return ModelInfo(names, size, stride, batch, dynamic_size, end2end, inputs[0].name, train_tile)
+    return ModelInfo(names, size, stride, batch, dynamic_size, end2end, inputs[0].name, card.tile)
 
 
 def open_session(model_path: Path, threads: int, spin: bool = False) -> Any:

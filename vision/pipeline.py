@@ -12,13 +12,13 @@ import numpy as np
 
 from rules.engine import Game
 from vision.detections import Detections
-from vision.detector import Detector
 from vision.events import EventMaker
-from vision.localiser import Localiser
 from vision.motion import GateResult, MotionGate, MotionSettings
 from vision.observation import Observation
+from vision.scale import ScaleChoice, follow_camera
 from vision.scene import SceneReader
 from vision.stability import Settled, Stabiliser
+from vision.table_detector import TableDetector
 
 
 class FrameLike(Protocol):
@@ -56,6 +56,8 @@ class Pipeline:
     scene: SceneReader
     stabiliser: Stabiliser
     maker: EventMaker
+    scale: ScaleChoice | None = None
+    """The localiser's input scale and why (None: a model without one, the YOLO baseline)."""
 
     def process(self, image: np.ndarray, seq: int, t: float) -> FrameResult:
         """Run one frame through detection, scene, stability and events."""
@@ -63,10 +65,11 @@ class Pipeline:
         gate = self.gate.process(image, t)
         detected = time.perf_counter()
         fresh = None if gate.full else gate.windows
+        game = self.maker.game()
+        self.scene.temple_size = None if game is None else len(game.temple)
         observation = self.scene.observe(
             image, gate.detections, seq, t, gate.moving, fresh, gate.stale
         )
-        game = self.maker.game()
         if game is not None:
             held = {p: player.dice for p, player in game.players.items() if not player.escaped}
             observation = observation.capped(held)
@@ -85,19 +88,21 @@ class Pipeline:
 
 
 def build_pipeline(
-    detector: Detector | Localiser,
+    detector: TableDetector,
     scene: SceneReader,
     game: Callable[[], Game | None],
     gate: bool = True,
 ) -> Pipeline:
     """The pipeline the dashboard and the benchmark run: motion gate focused on the zones
-    (`gate` False: everything re-detected every frame, to measure what the gate saves)."""
+    (`gate` False: everything re-detected every frame, to measure what the gate saves), the
+    localiser at the scale the calibration's die size asks for (`vision.scale`)."""
+    detector, choice = follow_camera(detector, scene.calibration)
     settings = replace(motion_settings(detector), gate=gate)
     gate_stage = MotionGate(detector.detect, settings, focus=scene.zone_polygons())
-    return Pipeline(gate_stage, scene, Stabiliser(), EventMaker(game))
+    return Pipeline(gate_stage, scene, Stabiliser(), EventMaker(game), choice)
 
 
-def motion_settings(detector: Detector | Localiser) -> MotionSettings:
+def motion_settings(detector: TableDetector) -> MotionSettings:
     """Windows for this model: small ones for a dynamic input, its full input size otherwise."""
     if detector.info.dynamic_size:
         return MotionSettings(stride=detector.info.stride)

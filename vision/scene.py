@@ -21,6 +21,17 @@ CELL_MARGIN tiles a side) -> the tile, or None."""
 CELL_MARGIN = 0.15
 SURE_TILE = 0.9
 """A tile read at least this sure is not read again."""
+LONE_START_CONF = 0.8
+"""A lone chamber seen this surely, while the engine's temple holds only the start chamber, is
+the start chamber (at a game's start the figures on it hide its art: read in rendered games only
+after 6 s, and every discovery before was credited late)."""
+START_FIGURES = 2
+"""Figures standing on a chamber that make it the start while the temple has no other."""
+PROBE_AGAIN_FRAMES = 5
+"""While the start chamber is not found, tiles read as something else are read again this
+often (a hand or a die over it in the first read; measured on rendered games: the grid was
+found only after 6 s, once motion over it made it read again, and every discovery before was
+credited late and to the wrong player)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,8 @@ class SceneReader:
         self._probed: set[tuple[int, int]] = set()
         """Tile centres (cm) read while looking for the start chamber, found elsewhere."""
         self._probe_turn = 0
+        self.temple_size: int | None = None
+        """Chambers in the engine's temple (the pipeline says; None: not known)."""
 
     def zone_polygons(self) -> list[np.ndarray]:
         """The players' zones as polygons in frame px (where dice are rolled)."""
@@ -98,7 +111,10 @@ class SceneReader:
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
         self._forget_reads(redetected)
         if self.grid is None:
-            self.grid = self._find_grid(frame, detections[tiles_mask], centres_mm[tiles_mask])
+            figures_mm = centres_mm[(names == "figure") & (conf >= s.piece_conf)]
+            self.grid = self._find_grid(
+                frame, detections[tiles_mask], centres_mm[tiles_mask], figures_mm
+            )
         tiles = self._tiles(frame, detections[tiles_mask], centres_mm[tiles_mask])
         gems, depot = self._gems(centres_mm[(names == "gem") & (conf >= s.piece_conf)], set(tiles))
         figures = self._figures(frame, detections, names, centres_mm)
@@ -173,13 +189,20 @@ class SceneReader:
                     self._probed.discard(spot)
 
     def _find_grid(
-        self, frame: np.ndarray, tiles: Detections, centres_mm: np.ndarray
+        self,
+        frame: np.ndarray,
+        tiles: Detections,
+        centres_mm: np.ndarray,
+        figures_mm: np.ndarray | None = None,
     ) -> Grid | None:
         """Find the start chamber among the tiles (one read a frame); the grid is anchored on it."""
         if self.tile_reader is None or not len(tiles):
             return None
         tile_mm = self.calibration.tile_mm
         self._probe_turn += 1
+        spots = {(round(float(c[0]) / 10), round(float(c[1]) / 10)) for c in centres_mm}
+        if spots <= self._probed and self._probe_turn % PROBE_AGAIN_FRAMES == 0:
+            self._probed.clear()  # every tile was read and none was the start: read them again
         order = np.roll(np.arange(len(centres_mm)), -(self._probe_turn % len(centres_mm)))
         for centre in centres_mm[order]:
             spot = (round(float(centre[0]) / 10), round(float(centre[1]) / 10))
@@ -190,7 +213,18 @@ class SceneReader:
             seen = self._read_cell(frame, probe, (0, 0))
             if seen is not None and seen.tile == "start":
                 return locate_grid(centre, centres_mm, tile_mm)
+            break
+        if self.temple_size != 1:
             return None
+        # The engine's temple holds the start chamber alone, and every figure stands in it: the
+        # chamber most figures stand on is the start (their bodies hide its art from the
+        # reader), and so is a lone chamber seen surely.
+        figures = np.zeros((0, 2)) if figures_mm is None else figures_mm.reshape(-1, 2)
+        standing = [int((np.abs(figures - c).max(axis=1) < tile_mm / 2).sum()) for c in centres_mm]
+        if max(standing) >= START_FIGURES:  # the figures hide it: its own score is low then
+            return locate_grid(centres_mm[int(np.argmax(standing))], centres_mm, tile_mm)
+        if len(tiles) == 1 and float(tiles.confidence[0]) >= LONE_START_CONF:
+            return locate_grid(centres_mm[0], centres_mm, tile_mm)
         return None
 
     def _tiles(

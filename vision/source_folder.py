@@ -9,10 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from base.dataset_files import IMAGE_SUFFIXES, is_image
 from vision.source_base import SourceError
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
-"""File endings read as images (any case)."""
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +23,7 @@ def natural_key(path: Path) -> tuple[tuple[int, int | str], ...]:
 
 def list_images(folder: Path) -> list[Path]:
     """Return the image files directly inside `folder`, in natural name order."""
-    found = [p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
+    found = [p for p in folder.iterdir() if p.is_file() and is_image(p)]
     return sorted(found, key=natural_key)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,9 @@ class Settled:
     even if they show the same faces)."""
     moved: tuple[str, ...] = ()
     """Dice only: the faces of the dice that lie elsewhere than before."""
+    votes: tuple[Mapping[str, float], ...] = ()
+    """Dice only: each die's weighted face votes (what else it was read as), so that a reading
+    the engine refuses can be looked at again (`vision.events`)."""
 
 
 @dataclass
@@ -84,6 +87,7 @@ class Stabiliser:
                 self.settings.min_seconds,
                 where,
                 list(faces),
+                tuple(dict(v) for v in self._votes[player][1]),
             )
         slow = self.settings.piece_seconds
         for cell, tile in obs.tiles.items():
@@ -145,6 +149,7 @@ class Stabiliser:
         seconds: float,
         where: np.ndarray | None = None,
         faces_here: list[str] | None = None,
+        votes: tuple[Mapping[str, float], ...] = (),
     ) -> list[Settled]:
         run = self._runs.get(key)
         if run is None or run.value != value:
@@ -164,7 +169,7 @@ class Stabiliser:
         if before is not None and before.value == value and not rolled:
             return []
         moved_faces = tuple(sorted(faces_here[i] for i in moved)) if faces_here else ()
-        settled = Settled(key, value, run.first_t, run.conf, rolled, moved_faces)
+        settled = Settled(key, value, run.first_t, run.conf, rolled, moved_faces, votes)
         self.settled[key] = settled
         return [settled]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -17,9 +17,15 @@ class EnrolledTileReader:
     """The scene stage's tile reader: a top-down cell picture matched against the library."""
 
     def __init__(self, library: TileLibrary, tile_px: int = 160) -> None:
+        """Match cells against every tile of `library` (`for_game` narrows it to a game's)."""
         self.library = library
         self.tile_px = tile_px
         self.size = round(tile_px * (1 + 2 * CELL_MARGIN))
+
+    def for_game(self, catalog: Iterable[str]) -> EnrolledTileReader:
+        """Return a reader of only the tiles a game plays with (its catalog's ids) and the back:
+        a basic game never reads a module's tile. Features already computed are shared."""
+        return EnrolledTileReader(self.library.only(catalog), self.tile_px)
 
     def cell_picture(self, frame: np.ndarray, corners_px: Sequence[Sequence[float]]) -> np.ndarray:
         """Return the area inside `corners_px` (NW, NE, SE, SW) as a square, north up."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -25,10 +25,22 @@ LOCALISER_CLASSES: tuple[str, ...] = ("die", "gem", "tile", "tile_back", "figure
 """What the localiser finds: every die as one class (the face reader names its face) and the
 pieces the scene needs."""
 RUN_SCALE = 0.5
-"""The run-time resize of a 1080p frame (dice 25-35 px become 12-17 px)."""
+"""The run-time resize of a 1080p frame whose dice are about 30 px (they become 15 px)."""
+NATIVE_DIE_PX = 15.0
+"""The die edge, in network input px, the localiser expects: a camera whose dice are D px
+across in the frame runs at input scale NATIVE_DIE_PX / D (0.5 for 30 px dice at 1080p, 0.75
+for 20 px dice at 720p)."""
+DIE_PX_RANGE = (9.5, 22.0)
+"""Training patches show dice of this many input px (random scale per patch): a scale chosen
+from a die size measured 30 % off still lands inside."""
+CAMERA_DIE_PX = (13.0, 46.0)
+"""Dice as small or big as this in the camera's own frame are simulated (a 720p webcam far up:
+13 px; a 1080p one close by: 46 px) by degrading patches to that resolution."""
 SCALE_RANGE = (0.38, 0.65)
-"""Training patches are drawn at scales in this range of the full frame."""
+"""Scales of the full frame for frames whose die size is unknown (old scene files)."""
 CACHE_SCALE = SCALE_RANGE[1]
+DEFAULT_DIE_PX = 30.0
+"""A frame's die edge when its scene file does not say (1080p renders: 27-33 px)."""
 
 
 class LocaliserDataError(Exception):
@@ -42,6 +54,11 @@ class Objects:
     xyxy: np.ndarray
     cls: np.ndarray
     ignore: np.ndarray
+    negatives: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
+    """Boxes (M, 4) of things that are no piece (beads, coins, cards, cups...): patches are
+    centred on them as hard negatives."""
+    die_px: float = DEFAULT_DIE_PX
+    """The frame's median die edge in px (from the renderer's `size_px`)."""
 
 
 def class_of(label: str | None) -> int | None:
@@ -81,12 +98,27 @@ def scene_objects(scene: dict) -> Objects:
         add(figure, "figure")
     for hand in scene.get("hands", []):
         add(hand, "hand")
+    clutter = [c["box"] for c in scene.get("clutter", []) if c.get("box") is not None]
+    negatives = np.asarray(clutter, np.float32).reshape(-1, 4)
+    sizes = [float(d.get("size_px") or 0.0) for d in scene.get("dice", [])]
+    sizes = [v for v in sizes if v > 0]
+    die_px = float(np.median(sizes)) if sizes else DEFAULT_DIE_PX
     if not items:
-        return Objects(np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0, bool))
+        empty = np.zeros((0, 4), np.float32)
+        return Objects(empty, np.zeros(0, np.int64), np.zeros(0, bool), negatives, die_px)
     boxes, classes, ignore = zip(*items, strict=True)
     return Objects(
-        np.asarray(boxes, np.float32), np.asarray(classes, np.int64), np.asarray(ignore, bool)
+        np.asarray(boxes, np.float32),
+        np.asarray(classes, np.int64),
+        np.asarray(ignore, bool),
+        negatives,
+        die_px,
     )
+
+
+def frame_scale(die_px: float) -> float:
+    """Return the input scale that shows dice of `die_px` frame px at `NATIVE_DIE_PX`."""
+    return NATIVE_DIE_PX / max(die_px, 1.0)
 
 
 def synth_frames(folder: Path, split: str) -> list[tuple[Path, Path]]:
@@ -117,18 +149,21 @@ class Frame:
 
 def load_frames(
     pairs: Sequence[tuple[Path, Path]],
-    scale: float = CACHE_SCALE,
+    scale: float | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Frame]:
-    """Read frames (RGB) downscaled to `scale`, with their objects."""
+    """Read frames (RGB) downscaled to `scale` (None: to the largest scale training draws for
+    the frame's die size), with their objects."""
     frames = []
     for i, (image_path, scene_path) in enumerate(pairs):
         image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if image is None:
             raise LocaliserDataError(f"{image_path}: not an image OpenCV can read")
-        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         scene = json.loads(scene_path.read_text())
-        frames.append(Frame(cv2.cvtColor(small, cv2.COLOR_BGR2RGB), scale, scene_objects(scene)))
+        objects = scene_objects(scene)
+        k = scale or min(1.0, DIE_PX_RANGE[1] / objects.die_px)
+        small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        frames.append(Frame(cv2.cvtColor(small, cv2.COLOR_BGR2RGB), k, objects))
         if progress is not None:
             progress(i + 1, len(pairs))
     return frames
@@ -189,17 +224,23 @@ class PatchSampler:
         frames: Sequence[Frame],
         size: int = 256,
         seed: int = 0,
-        mix: tuple[float, float] = (0.5, 0.3),
+        mix: tuple[float, float] = (0.45, 0.25),
+        clutter: float = 0.15,
+        degrade: float = 0.35,
     ) -> None:
-        """Sample `size` px patches; `mix`: the share centred on a die, then on another piece."""
+        """Sample `size` px patches; `mix`: the share centred on a die, then on another piece;
+        `clutter`: the share centred on a thing that is no piece (when the frame has one);
+        `degrade`: the share brought down to a smaller camera's resolution first."""
         if not frames:
             raise LocaliserDataError("no training frames")
         self.frames = list(frames)
         self.size = size
         self.rng = np.random.default_rng(seed)
         self.mix = mix
+        self.clutter = clutter
+        self.degrade = degrade
 
-    def _centre(self, frame: Frame) -> tuple[float, float]:
+    def _centre(self, frame: Frame, scale: float) -> tuple[float, float]:
         """Pick the patch centre in full-frame px."""
         objects = frame.objects
         roll = self.rng.random()
@@ -211,12 +252,20 @@ class PatchSampler:
         elif roll < self.mix[0] + self.mix[1] and len(others):
             pick = self.rng.choice(others)
         h, w = frame.image.shape[:2]
+        negatives = objects.negatives
+        if pick is None and roll < sum(self.mix) + self.clutter and len(negatives):
+            x0, y0, x1, y1 = negatives[self.rng.integers(len(negatives))]
+            span = self.size / scale / 4
+            return (
+                self.rng.uniform(x0, x1) + self.rng.uniform(-span, span),
+                self.rng.uniform(y0, y1) + self.rng.uniform(-span, span),
+            )
         if pick is None:
             return self.rng.uniform(0, w / frame.scale), self.rng.uniform(0, h / frame.scale)
         x0, y0, x1, y1 = objects.xyxy[pick]
         # Anywhere over the object, and up to a patch's width around it: the network must see
         # dice at every position of its window, not always in the middle.
-        span = self.size / RUN_SCALE / 2
+        span = self.size / scale / 2
         return (
             self.rng.uniform(x0, x1) + self.rng.uniform(-span, span) * 0.8,
             self.rng.uniform(y0, y1) + self.rng.uniform(-span, span) * 0.8,
@@ -225,8 +274,10 @@ class PatchSampler:
     def sample(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Return one patch (3, S, S) float in 0..1 and its targets (see `gaussian_targets`)."""
         frame = self.frames[self.rng.integers(len(self.frames))]
-        scale = float(self.rng.uniform(*SCALE_RANGE))
-        cx, cy = self._centre(frame)
+        die_px = frame.objects.die_px
+        scale = float(self.rng.uniform(*DIE_PX_RANGE)) / die_px
+        scale = min(scale, frame.scale)  # never enlarge the cached copy
+        cx, cy = self._centre(frame, scale)
         side = self.size / scale  # full-frame px
         ox, oy = cx - side / 2, cy - side / 2
         # The affine map full-frame px -> patch px, applied to the cached (downscaled) image.
@@ -240,6 +291,8 @@ class PatchSampler:
             borderMode=cv2.BORDER_CONSTANT,
             borderValue=(114, 114, 114),
         )
+        if self.rng.random() < self.degrade:
+            patch = self._low_resolution(patch, scale * die_px)
         patch = self._photometric(patch)
         heat, box, mask, weight = gaussian_targets(
             frame.objects, scale, (ox, oy), self.size, len(LOCALISER_CLASSES)
@@ -250,6 +303,22 @@ class PatchSampler:
             patch, heat, box, mask, weight = _flip(patch, heat, box, mask, weight, axis=0)
         image = patch.astype(np.float32).transpose(2, 0, 1) / 255.0
         return image, heat, box, mask, weight
+
+    def _low_resolution(self, patch: np.ndarray, die_here: float) -> np.ndarray:
+        """Return the patch as a camera whose dice are fewer px would show it at this scale:
+        down to that camera's resolution and back up (blurrier, fewer details)."""
+        camera_die = float(self.rng.uniform(*CAMERA_DIE_PX))
+        ratio = camera_die / max(die_here, 1e-6)
+        if ratio >= 1.0:
+            return patch  # that camera would have shown more than the patch holds
+        side = max(8, round(self.size * ratio))
+        small = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
+        if self.rng.random() < 0.5:  # and its stream was compressed at that size
+            quality = int(self.rng.integers(35, 90))
+            ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
+            if ok:
+                small = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+        return cv2.resize(small, (self.size, self.size), interpolation=cv2.INTER_LINEAR)
 
     def _photometric(self, patch: np.ndarray) -> np.ndarray:
         """Vary brightness, contrast, white balance, blur and noise a little more than rendered."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import os
 import tempfile
 import warnings
@@ -16,13 +15,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from models.localiser.data import LOCALISER_CLASSES, RUN_SCALE
+from models.localiser.data import LOCALISER_CLASSES, NATIVE_DIE_PX, RUN_SCALE
 from models.localiser.net import INPUT_MULTIPLE, LocaliserNet
 from vision.localiser_decode import STRIDE
+from vision.model_contract import LocaliserCard, set_props
 
 ONNX_OPSET = 17
-MODEL_KIND = "templecam-localiser"
-"""The ONNX metadata `kind` that tells the run time this is a localiser, not a YOLO model."""
 
 
 class _Exported(nn.Module):
@@ -65,15 +63,15 @@ def export_onnx(state: dict[str, Any], out: Path) -> Path:
                 dynamo=False,
             )
         model = onnx.load(str(staged))
-        meta = {
-            "kind": MODEL_KIND,
-            "names": json.dumps(list(LOCALISER_CLASSES)),
-            "stride": str(STRIDE),
-            "input_multiple": str(INPUT_MULTIPLE),
-            "input_scale": str(RUN_SCALE),
-        }
-        for key, value in meta.items():
-            model.metadata_props.add(key=key, value=value)
+        card = LocaliserCard(
+            names=tuple(LOCALISER_CLASSES),
+            stride=STRIDE,
+            input_multiple=INPUT_MULTIPLE,
+            input_scale=RUN_SCALE,
+            # The die edge in input px it expects: run at scale native_die_px / die px.
+            native_die_px=NATIVE_DIE_PX,
+        )
+        set_props(model, card.to_props())
         onnx.save(model, str(staged))
         os.replace(staged, out)
     return out
@@ -120,7 +118,7 @@ def quantize_int8(model: Path, out: Path, inputs: Sequence[np.ndarray]) -> Path:
             )
         quantized = onnx.load(str(staged))
         del quantized.metadata_props[:]
-        quantized.metadata_props.extend(onnx.load(str(model)).metadata_props)
+        set_props(quantized, {p.key: p.value for p in onnx.load(str(model)).metadata_props})
         onnx.save(quantized, str(staged))
         os.replace(staged, out)
     return out

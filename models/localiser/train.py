@@ -23,10 +23,12 @@ import torch
 from base.files import write_atomically
 from models.localiser.data import (
     LOCALISER_CLASSES,
+    NATIVE_DIE_PX,
     RUN_SCALE,
     Frame,
     LocaliserDataError,
     PatchSampler,
+    frame_scale,
     load_frames,
     synth_frames,
 )
@@ -38,6 +40,8 @@ CARD_FORMAT = "templecam-localiser-card/1"
 MATCH_IOU = 0.5
 """A found box matches a true one at this IoU (as `templecam eval` matches)."""
 VAL_CONF = 0.3
+FINE_TUNE_WARMUP = 100
+"""Steps over which a fine-tune's learning rate ramps up from zero."""
 """Centre score at which validation counts a die as found."""
 
 
@@ -113,15 +117,16 @@ class ValFrame:
 
 
 def val_frames(frames: Sequence[Frame]) -> list[ValFrame]:
-    """Resize cached frames to the run-time scale, padded for the network."""
+    """Resize cached frames to the scale their die size asks for (`frame_scale`), padded."""
     import cv2
 
     out = []
     for f in frames:
-        k = RUN_SCALE / f.scale
-        image = cv2.resize(f.image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
         o = f.objects
-        out.append(ValFrame(pad_to_multiple(image), RUN_SCALE, o.xyxy, o.cls, o.ignore))
+        scale = min(frame_scale(o.die_px), f.scale)
+        k = scale / f.scale
+        image = cv2.resize(f.image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        out.append(ValFrame(pad_to_multiple(image), scale, o.xyxy, o.cls, o.ignore))
     return out
 
 
@@ -247,6 +252,14 @@ def load_weights(path: Path) -> dict[str, Any]:
     return state
 
 
+def keep_batch_statistics(model: LocaliserNet, momentum: float = 0.01) -> None:
+    """Let a fine-tune move the base's batch-norm statistics only slowly (as the face reader's
+    does): small batches of patches would otherwise replace them within a few steps."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            module.momentum = momentum
+
+
 def train_localiser(
     config: LocaliserConfig,
     log: Callable[[str], None] = print,
@@ -278,8 +291,12 @@ def train_localiser(
         model.load_state_dict(state["model"])
         lr = config.lr / 10
         optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-        warmup = 0  # a warm-up from zero would only shake weights that already work
+        # Adam's first steps move every weight by about the learning rate whatever its gradient:
+        # a short ramp keeps them from shaking weights that already work.
+        warmup = FINE_TUNE_WARMUP
         log(f"fine-tuning from {config.base} at learning rate {lr:g}")
+    if config.base is not None:
+        keep_batch_statistics(model)
     if not history.rows:
         first = {"step": 0, "minutes": 0.0, "lr": lr, "loss": None, **validate(model, vals)}
         history.rows.append(first)
@@ -371,6 +388,7 @@ def finish(
         "format": CARD_FORMAT,
         "classes": list(LOCALISER_CLASSES),
         "input_scale": RUN_SCALE,
+        "native_die_px": NATIVE_DIE_PX,
         "width": state["width"],
         "parameters": sum(int(np.prod(v.shape)) for v in state["model"].values()),
         "stopped": stopped,

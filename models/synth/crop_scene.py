@@ -3,9 +3,10 @@
 A crop patch is a few die sizes square, in frame pixels. Its camera is a 1080p webcam's, seen
 through a window around one spot: the spot lies off the optical axis (so a die there shows its
 sides as it would near the frame's edge), the camera tilts a little, and the die there is
-18-44 px across. Backgrounds and props reuse the frame renderer's art: table tops
-(`materials.table_texture`), chamber tiles and tile backs (`tileart`), the gem depot, flat
-clutter (the rulebook, a notepad, a phone).
+14-45 px across (24-35 px on about half the crops). Backgrounds and props reuse the frame
+renderer's art: table tops (`materials.table_texture`), chamber tiles and tile backs
+(`tileart`), the gem depot, flat clutter (the rulebook, a notepad, a phone) and the trinkets
+(`draw_trinkets`).
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ class PatchView:
 
 def patch_view(rng: np.random.Generator) -> PatchView:
     """Draw a patch camera: a webcam over the table, looking at a random spot of its frame."""
-    die_px = rng.uniform(24, 35) if rng.random() < 0.9 else rng.uniform(18, 44)
+    # Any camera from a 720p webcam far up (14 px dice) to a 1080p one close by (45 px).
+    die_px = rng.uniform(24, 35) if rng.random() < 0.45 else rng.uniform(14, 45)
     size = math.ceil(PATCH_DICE * die_px)
     hfov = math.radians(rng.uniform(55, 80))
     focal = FRAME[0] / 2 / math.tan(hfov / 2)

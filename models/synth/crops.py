@@ -41,6 +41,7 @@ from models.synth.crop_scene import (
 )
 from models.synth.draw_dice import die_shadow
 from models.synth.draw_props import draw_figure, draw_gem, draw_hand, gem_shadow, hand_shadow
+from models.synth.draw_trinkets import SMALL_KINDS, draw_trinket, random_trinket, trinket_shadow
 from models.synth.scene import PLAYER_COLOURS, Die, Figure, Gem
 from rules.vocabulary import FACES
 from vision.detections import box_iou
@@ -62,8 +63,9 @@ SHIFT, ZOOM = 0.15, 0.2
 GEM_MM, FIGURE_MM = 13.0, 38.0
 
 KINDS: dict[str, float] = {
-    "die": 0.62,
-    "unknown": 0.05,
+    "die": 0.52,
+    "unknown": 0.07,
+    "trinket": 0.11,
     "tile_icon": 0.08,
     "tile": 0.03,
     "gem": 0.06,
@@ -249,6 +251,18 @@ def _gem(patch: _Patch, xy: np.ndarray, z: float = 0.0) -> tuple[int, Gem]:
     return patch.new_id(), gem
 
 
+def _trinket(patch: _Patch, xy: np.ndarray, kind: str | None = None) -> Callable[[], None]:
+    """Put a trinket (bead, coin, token, crystal, card, pencil) at `xy`; return its drawing."""
+    item = random_trinket(patch.rng, (float(xy[0]), float(xy[1])), kind)
+    patch.shadows.append(trinket_shadow(patch.view.camera, item, patch.light))
+    obj = patch.new_id()
+
+    def drawn() -> None:
+        draw_trinket(patch.canvas, patch.view.camera, item, patch.light, patch.rng, obj)
+
+    return drawn
+
+
 def _new_patch(rng: np.random.Generator, look: Look) -> tuple[_Patch, dict[str, Any]]:
     """Start a patch: its view, background, light and the die set's paint."""
     wood, scheme, light_family = look.sample(rng)
@@ -286,9 +300,9 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
         info["under"] = draw_clutter(patch.canvas, patch.view, rng, patch.new_id())
     tilt = 0.0
     if how == "tilt":
-        tilt = rng.uniform(32, 58)
+        tilt = rng.uniform(27, 58)
     elif rng.random() < 0.3:
-        tilt = rng.uniform(3, 15)
+        tilt = rng.uniform(3, 20)
     elif rng.random() < 0.6:
         tilt = rng.uniform(0, 3)
     centre = patch.view.target
@@ -301,15 +315,23 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
         gems.append(
             _gem(patch, centre + DIE_MM * 1.3 * np.array([math.cos(angle), math.sin(angle)]))
         )
+    beside = []
+    if rng.random() < 0.2:  # a bead, coin or token lying right beside it
+        angle = rng.uniform(0, 2 * math.pi)
+        dist = DIE_MM * rng.uniform(1.05, 1.6)
+        at = centre + dist * np.array([math.cos(angle), math.sin(angle)])
+        beside.append(_trinket(patch, at, str(rng.choice(SMALL_KINDS))))
     motion = 0.0
     if how == "smear":
-        motion = patch.view.die_px * rng.uniform(0.45, 1.5)
+        motion = patch.view.die_px * rng.uniform(0.35, 1.5)
     elif rng.random() < 0.1:
         motion = patch.view.die_px * rng.uniform(0.0, 0.2)
 
     def drawn() -> None:
         for obj, gem in gems:
             draw_gem(patch.canvas, patch.view.camera, gem, GEM_MM, obj)
+        for draw in beside:
+            draw()
         _draw_dice(patch, [target, *others], motion)
         if how == "covered":
             _finger_over(patch, centre, rng.uniform(0.55, 0.95))
@@ -343,6 +365,13 @@ def _negative_scene(patch: _Patch, kind: str, info: dict[str, Any]) -> None:
         )
     if kind == "clutter":
         info["under"] = draw_clutter(patch.canvas, patch.view, rng, patch.new_id())
+    if kind == "trinket":
+        if rng.random() < 0.25:
+            info["under"] = draw_tile(patch.canvas, patch.view, rng, False, patch.new_id())
+        offset = rng.normal(0, 0.12, 2) * DIE_MM
+        extra.append(_trinket(patch, centre + offset))
+        for _ in range(int(rng.choice([0, 1, 2], p=[0.5, 0.3, 0.2]))):
+            extra.append(_trinket(patch, centre + rng.normal(0, 1.2, 2) * DIE_MM))
     if kind == "gem" and rng.random() < 0.35:  # the depot: many gems on dark stone
         info["under"] = draw_tile(patch.canvas, patch.view, rng, False, patch.new_id(), True)
         for _ in range(int(rng.integers(3, 11))):

@@ -268,7 +268,7 @@ class _Planner:
             possible = option.possible
             if kind == "discover":
                 cell = tuple(event["cell"])
-                tiles = [t for t in game.unplaced_tiles() if t.tile_id not in self.tiles]
+                tiles = [t for t in game.drawable_tiles() if t.tile_id not in self.tiles]
                 if cell in self.cells or not self.fits(cell) or not tiles:
                     continue
                 event["tile"] = tiles[int(self.rng.integers(len(tiles)))].tile_id

@@ -10,6 +10,7 @@ import numpy as np
 from art.tiles import gem_spots
 from models.synth.camera import random_camera
 from models.synth.crop_look import HELD_OUT, LIGHTS, WOODS
+from models.synth.draw_trinkets import SMALL_KINDS, random_trinket, trinket_outline
 from models.synth.scene import (
     DIE_FACES,
     DIE_NORMALS,
@@ -97,6 +98,7 @@ def random_scene(rng: np.random.Generator, settings: SynthSettings) -> Scene:
     _gems_and_figures(rng, settings, scene, view, taken)
     scene.hands = _hands(rng, settings, scene, view)
     scene.clutter = _clutter(rng, view, taken, settings.hard)
+    scene.clutter += trinkets(rng, settings, scene, view)
     return scene
 
 
@@ -222,7 +224,7 @@ def _zone_dice(rng: np.random.Generator, settings: SynthSettings, zone: Zone) ->
                 cy = y0 + s * 0.7 if zone.side != "N" else y1 - s * 0.7
                 yaw = rng.uniform(-6, 6)
                 cx += rng.uniform(-1, 1)
-            elif dice and rng.random() < 0.25:  # touching a neighbour, edges aligned
+            elif dice and rng.random() < 0.4:  # touching a neighbour, edges aligned
                 other = dice[int(rng.integers(len(dice)))]
                 yaw = math.degrees(math.atan2(other.rotation[1, 0], other.rotation[0, 0]))
                 yaw += rng.uniform(-4, 4)
@@ -576,3 +578,79 @@ def _clutter(
         colour = tuple(float(v) for v in rng.uniform(0.1, 0.9, 3))
         items.append(Clutter(kind, spot, float(rng.uniform(0, 360)), colour, float(size)))
     return items
+
+
+def _clear_of(scene: Scene, outline: np.ndarray, die_mm: float, gap: float) -> bool:
+    """Tell whether a footprint (N, 2) keeps `gap` mm from every die, gem and figure."""
+    centre = outline.mean(axis=0)
+    reach = float(np.max(np.hypot(*(outline - centre).T)))
+    path = cv2.convexHull(outline.astype(np.float32))
+    for xy, r in (
+        [(d.centre[:2], die_mm * 0.72) for d in scene.dice]
+        + [(np.array(g.position[:2]), 7.0) for g in scene.gems]
+        + [(np.array(f.position[:2]), 11.0) for f in scene.figures]
+    ):
+        if np.hypot(*(xy - centre)) > reach + r + gap:
+            continue
+        inside = cv2.pointPolygonTest(path, (float(xy[0]), float(xy[1])), True)
+        if inside > -(r + gap):
+            return False
+    return True
+
+
+def trinkets(
+    rng: np.random.Generator,
+    settings: SynthSettings,
+    scene: Scene,
+    view: tuple[float, float, float, float],
+) -> list[Clutter]:
+    """Scatter look-alikes that are no dice (beads, coins, tokens, crystals of other games,
+    cards, pencils) anywhere on the table and right beside dice; a few loose gems by the dice
+    (gems are pieces: they are labelled gems)."""
+    s = settings.die_mm
+    x0, y0, x1, y1 = view
+    items: list[Clutter] = []
+    count = int(rng.integers(3, 14) if settings.hard else rng.integers(2, 10))
+    for _ in range(count):
+        for _attempt in range(8):
+            item = random_trinket(rng, (rng.uniform(x0, x1), rng.uniform(y0, y1)))
+            if _clear_of(scene, trinket_outline(item), s, 0.5) and _apart(item, items):
+                items.append(item)
+                break
+    resting = [d for d in scene.dice if d.at_rest]
+    for zone in scene.zones:
+        mine = [d for d in resting if d.zone == zone.index]
+        if not mine or rng.random() > 0.6:
+            continue
+        for _ in range(int(rng.integers(1, 4))):
+            die = mine[int(rng.integers(len(mine)))]
+            kind = str(rng.choice(SMALL_KINDS))
+            angle = rng.uniform(0, 2 * math.pi)
+            item = random_trinket(rng, (0.0, 0.0), kind)
+            dist = s * 0.72 + item.size / 2 + rng.uniform(0.3, 8.0)
+            at = die.centre[:2] + dist * np.array([math.cos(angle), math.sin(angle)])
+            item.centre = (float(at[0]), float(at[1]))
+            if _clear_of(scene, trinket_outline(item), s, 0.2) and _apart(item, items):
+                items.append(item)
+        if rng.random() < 0.3:  # a spare gem rolled in among the dice
+            die = mine[int(rng.integers(len(mine)))]
+            angle = rng.uniform(0, 2 * math.pi)
+            at = die.centre[:2] + (s * 0.72 + 8 + rng.uniform(0.5, 6)) * np.array(
+                [math.cos(angle), math.sin(angle)]
+            )
+            ring = at + 7 * np.column_stack(
+                [np.cos(np.linspace(0, 6.2, 8)), np.sin(np.linspace(0, 6.2, 8))]
+            )
+            if _clear_of(scene, ring, s, 0.2):
+                scene.gems.append(_gem(rng, "loose", (float(at[0]), float(at[1])), None))
+    return items
+
+
+def _apart(item: Clutter, others: list[Clutter]) -> bool:
+    """Tell whether a trinket's circle keeps clear of the other trinkets' circles."""
+    return all(
+        np.hypot(item.centre[0] - o.centre[0], item.centre[1] - o.centre[1])
+        > (item.size + o.size) / 2 + 0.5
+        for o in others
+        if o.kind in SMALL_KINDS
+    )

@@ -23,6 +23,7 @@ from models.synth.draw_props import (
     gem_shadow,
     hand_shadow,
 )
+from models.synth.draw_trinkets import TRINKET_KINDS, draw_trinket, trinket_shadow
 from models.synth.materials import table_texture
 from models.synth.scene import Die, Scene
 
@@ -105,7 +106,9 @@ def render_scene(scene: Scene, rng: np.random.Generator) -> Rendered:
     polygons = [die_shadow(cam, d, s.die_mm, light) for d in scene.dice if d.at_rest]
     polygons += [gem_shadow(cam, g, s.gem_mm, light) for g in scene.gems]
     polygons += [figure_shadow(cam, f, s.figure_mm, light) for f in scene.figures]
-    polygons += [tall_shadow(cam, c, light) for c in scene.clutter if c.kind not in FLAT_KINDS]
+    standing = [c for c in scene.clutter if c.kind not in FLAT_KINDS + TRINKET_KINDS]
+    polygons += [tall_shadow(cam, c, light) for c in standing]
+    polygons += [trinket_shadow(cam, c, light) for c in scene.clutter if c.kind in TRINKET_KINDS]
     # A die in the air throws a fainter shadow, smeared along its path.
     swept = [
         np.vstack(
@@ -119,6 +122,9 @@ def render_scene(scene: Scene, rng: np.random.Generator) -> Rendered:
     _shadows(canvas, [(p, 1.0) for p in polygons], strength, sharp)
     _shadows(canvas, [(p, 1.0) for p in swept], strength * 0.45, sharp * 4)
 
+    trinkets = [k for k, c in enumerate(scene.clutter) if c.kind in TRINKET_KINDS]
+    for k in sorted(trinkets, key=lambda k: scene.clutter[k].kind not in ("card", "pencil")):
+        draw_trinket(canvas, cam, scene.clutter[k], light, rng, new("clutter", k))
     for k, gem in enumerate(scene.gems):
         draw_gem(canvas, cam, gem, s.gem_mm, new("gem", k))
     order = sorted(
@@ -131,7 +137,7 @@ def render_scene(scene: Scene, rng: np.random.Generator) -> Rendered:
     for k, figure in enumerate(scene.figures):
         draw_figure(canvas, cam, figure, s.figure_mm, light, new("figure", k))
     for k, item in enumerate(scene.clutter):
-        if item.kind not in FLAT_KINDS:
+        if item.kind not in FLAT_KINDS + TRINKET_KINDS:
             draw_tall(canvas, cam, item, rng, new("clutter", k))
     for i in flying:
         obj = new("die", i)

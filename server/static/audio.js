@@ -6,21 +6,57 @@
 // buffer source is started so that the sample being heard at any moment is the server clock's
 // position (start(when, position at `when`)). It is re-scheduled on start, pause, resume and
 // restart, and whenever the heard position drifts more than 150 ms from the server clock.
+//
+// One tab plays: the tabs of this browser open on the dashboard agree over a BroadcastChannel.
+// A new tab asks whether another one plays and, if so, mutes itself ("playing in another tab",
+// with Play here to take the sound over); a tab that takes it over tells the others, which mute
+// themselves. The tab that plays is remembered (localStorage), so it plays again after a reload;
+// when it closes, one of the tabs muted for it takes over. "Mute here" is this tab's own choice,
+// kept over a reload (sessionStorage). Two devices (a laptop and a phone) do not see each other:
+// there "Mute here" on one is the way.
+//
+// The soundtrack plays through a gain (`music`, ducked under a spoken alert) into one limiter
+// (`limiter`) before the speakers; the spoken alerts (alerts.js) join the limiter too.
 
+import { SpokenAlerts } from "./alerts.js";
 import { positionNow } from "./common.js";
+import { t } from "./words.js";
 
 const MAX_DRIFT_SECONDS = 0.15;
 const SCHEDULE_LEAD_SECONDS = 0.15;
 const DRIFT_CHECK_MS = 500;
 const LOAD_RETRY_MS = 5000;
-const MUTED_KEY = "templecam.muted";
+const MUTED_KEY = "templecam.muted"; // sessionStorage: this tab was muted by its user
+const TAB_KEY = "templecam.audio.tab"; // sessionStorage: this tab's id, kept over a reload
+const PLAYER_KEY = "templecam.audio.player"; // localStorage: the tab chosen to play
+const CHANNEL_NAME = "templecam.audio";
+const ASK_MS = 300; // how long a tab waits for another to say it plays
+const TAKE_OVER_MS = 1500; // after the tab that played closed (a reload comes back sooner)
 
-function readMuted() {
+function stored(storage, key) {
   try {
-    return localStorage.getItem(MUTED_KEY) === "1";
+    return window[storage].getItem(key);
   } catch (error) {
-    return false;
+    return null; // private mode, storage off
   }
+}
+
+function store(storage, key, value) {
+  try {
+    if (value === null) window[storage].removeItem(key);
+    else window[storage].setItem(key, value);
+  } catch (error) {
+    // private mode: remembered for this page only
+  }
+}
+
+function tabId() {
+  let id = stored("sessionStorage", TAB_KEY);
+  if (!id) {
+    id = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+    store("sessionStorage", TAB_KEY, id);
+  }
+  return id;
 }
 
 export class BrowserAudio {
@@ -33,7 +69,11 @@ export class BrowserAudio {
     this.statusEl = statusEl;
     this.enableButton = enableButton;
     this.muteButton = muteButton;
-    this.muted = readMuted();
+    this.muted = stored("sessionStorage", MUTED_KEY) === "1";
+    this.tab = tabId();
+    this.elsewhere = false; // another tab of this browser plays the sound
+    this.deciding = false; // asking the other tabs whether one plays
+    this.channel = null;
     this.state = null;
     this.ctx = null;
     this.buffer = null;
@@ -48,20 +88,110 @@ export class BrowserAudio {
     this.lastKey = null;
     this.lastCheck = 0;
     this.schedules = 0; // how many times the source was (re)started: a sign of drift trouble
+    this.music = null; // the soundtrack's gain (ducked under a spoken alert)
+    this.limiter = null; // everything this page plays goes through it: the mix never clips
     enableButton.addEventListener("click", () => this.userGesture());
-    muteButton.addEventListener("click", () => this.setMuted(!this.muted));
+    muteButton.addEventListener("click", () => {
+      if (this.muted || this.elsewhere) this.playHere();
+      else this.setMuted(true);
+    });
+    this.joinTabs();
+    this.alerts = new SpokenAlerts(this, muteButton.parentElement);
   }
 
-  /** Mute or unmute the soundtrack on this page only (remembered by this browser). */
+  /** Mute or unmute the soundtrack on this page only (remembered over a reload). */
   setMuted(muted) {
     this.muted = muted;
-    try {
-      localStorage.setItem(MUTED_KEY, muted ? "1" : "0");
-    } catch (error) {
-      // private mode: remembered for this page only
+    store("sessionStorage", MUTED_KEY, muted ? "1" : null);
+    this.resync();
+    this.showStatus();
+  }
+
+  /** Play the sound on this tab: the other tabs of this browser mute themselves. */
+  playHere() {
+    this.muted = false;
+    store("sessionStorage", MUTED_KEY, null);
+    this.claim();
+    this.userGesture();
+  }
+
+  /** Whether this tab is the one that plays (as far as the tabs agree). */
+  get playing() {
+    return !this.muted && !this.elsewhere && !this.deciding;
+  }
+
+  joinTabs() {
+    if (typeof BroadcastChannel !== "function") return; // no coordination: every tab plays
+    this.channel = new BroadcastChannel(CHANNEL_NAME);
+    this.channel.addEventListener("message", (event) => this.heard(event.data || {}));
+    window.addEventListener("pagehide", () => {
+      if (this.playing) this.channel.postMessage({ type: "bye", tab: this.tab });
+    });
+    if (this.muted) return;
+    if (stored("localStorage", PLAYER_KEY) === this.tab) {
+      this.claim(); // this tab played before its reload
+      return;
+    }
+    this.ask(() => this.claim(true));
+  }
+
+  /** Ask whether another tab plays; `otherwise` runs when none says so within ASK_MS. */
+  ask(otherwise) {
+    this.deciding = true;
+    this.asked = otherwise;
+    this.channel.postMessage({ type: "who-plays", tab: this.tab });
+    clearTimeout(this.askTimer);
+    this.askTimer = setTimeout(() => {
+      if (!this.deciding) return;
+      this.deciding = false;
+      otherwise();
+    }, ASK_MS);
+    this.showStatus();
+  }
+
+  /**
+   * Play on this tab and tell the others. `auto`: nobody answered "who plays?" in time, which a
+   * busy tab that does play may only have been slow to say: such a claim yields to a tab that
+   * played before it (`since`), where a player's own "Play here" always wins.
+   */
+  claim(auto = false) {
+    this.deciding = false;
+    this.elsewhere = false;
+    this.since = Date.now();
+    clearTimeout(this.askTimer);
+    clearTimeout(this.takeOverTimer);
+    store("localStorage", PLAYER_KEY, this.tab);
+    if (this.channel) {
+      this.channel.postMessage({ type: "claim", tab: this.tab, auto, since: this.since });
     }
     this.resync();
     this.showStatus();
+  }
+
+  heard(message) {
+    if (message.tab === this.tab) return;
+    if (message.type === "who-plays" && this.playing) {
+      this.channel.postMessage({ type: "playing", tab: this.tab, since: this.since });
+    } else if (message.type === "claim" && message.auto && this.playing && this.since <= message.since) {
+      this.channel.postMessage({ type: "playing", tab: this.tab, since: this.since }); // I was first
+    } else if (message.type === "playing" && this.playing && this.since < message.since) {
+      // a tab that claimed after this one: it yields when it hears this tab play
+    } else if (message.type === "playing" || message.type === "claim") {
+      clearTimeout(this.takeOverTimer);
+      if (this.muted) return;
+      this.deciding = false;
+      clearTimeout(this.askTimer);
+      this.elsewhere = true;
+      this.stop();
+      this.showStatus();
+    } else if (message.type === "bye" && this.elsewhere && !this.muted) {
+      // The tab that played went away: take over unless it comes back (a reload) or another
+      // tab muted for it is quicker (the random part keeps two of them from both taking over).
+      clearTimeout(this.takeOverTimer);
+      this.takeOverTimer = setTimeout(() => {
+        if (this.elsewhere && !this.muted) this.ask(() => this.claim(true));
+      }, TAKE_OVER_MS + Math.random() * 1000);
+    }
   }
 
   /** The server's mode for this game: host, browser or off. */
@@ -131,6 +261,16 @@ export class BrowserAudio {
       this.loadError = `this browser cannot play audio (${error.message})`;
       return;
     }
+    // A limiter: a fast compressor with a hard knee just under full scale.
+    this.limiter = this.ctx.createDynamicsCompressor();
+    this.limiter.threshold.value = -3;
+    this.limiter.knee.value = 0;
+    this.limiter.ratio.value = 20;
+    this.limiter.attack.value = 0.002;
+    this.limiter.release.value = 0.1;
+    this.limiter.connect(this.ctx.destination);
+    this.music = this.ctx.createGain();
+    this.music.connect(this.limiter);
     this.ctx.addEventListener("statechange", () => {
       if (this.ctx.state !== "running") this.stop();
       else if (!this.source) this.resync();
@@ -176,7 +316,7 @@ export class BrowserAudio {
   playable() {
     const state = this.state;
     return Boolean(
-      !this.muted &&
+      this.playing &&
         this.buffer &&
         this.ctx &&
         this.ctx.state === "running" &&
@@ -221,7 +361,7 @@ export class BrowserAudio {
     }
     const source = this.ctx.createBufferSource();
     source.buffer = this.buffer;
-    source.connect(this.ctx.destination);
+    source.connect(this.music);
     source.addEventListener("ended", () => {
       if (this.source === source) this.source = null;
     });
@@ -247,29 +387,32 @@ export class BrowserAudio {
 
   /** Say plainly where the sound comes from, and whether it is in sync. */
   showStatus() {
-    const needsGesture = this.mode === "browser" && this.ctx && this.ctx.state === "suspended" && !this.muted;
+    const needsGesture = this.mode === "browser" && this.ctx && this.ctx.state === "suspended" && this.playing;
     this.enableButton.hidden = !needsGesture;
     this.muteButton.hidden = this.mode !== "browser";
-    const muteText = this.muted ? "Unmute here" : "Mute here";
+    const muteText = this.elsewhere && !this.muted ? t("sound.play_here") : this.muted ? t("sound.unmute_here") : t("game.mute_here");
     if (this.muteButton.textContent !== muteText) this.muteButton.textContent = muteText;
+    const title = this.playing ? t("game.mute_here_title") : t("sound.play_title");
+    if (this.muteButton.title !== title) this.muteButton.title = title;
     const text = this.statusText(needsGesture);
     if (this.statusEl.textContent !== text) this.statusEl.textContent = text;
   }
 
   statusText(needsGesture) {
-    if (!this.state || !this.state.game) return "Sound: no game";
-    if (this.mode === "host") return "Sound: this computer's speakers";
-    if (this.mode === "off") return "Sound off";
-    if (this.muted) return "Sound: muted on this page";
-    if (this.loadError) return `Sound: this browser — ${this.loadError}`;
-    if (!this.buffer) return "Sound: this browser (loading the soundtrack…)";
-    if (needsGesture) return "Sound: this browser — press Enable sound";
+    if (!this.state || !this.state.game) return t("sound.no_game");
+    if (this.mode === "host") return t("sound.host");
+    if (this.mode === "off") return t("sound.off");
+    if (this.muted) return t("sound.muted");
+    if (this.elsewhere) return t("sound.elsewhere");
+    if (this.loadError) return t("sound.load_error", { error: this.loadError });
+    if (!this.buffer) return t("sound.loading");
+    if (needsGesture) return t("sound.press_enable");
     const status = this.state.clock.status;
-    if (status === "ready") return "Sound: this browser (ready)";
-    if (status === "paused") return "Sound: this browser (paused)";
-    if (!this.source) return "Sound: this browser (stopped)";
+    if (status === "ready") return t("sound.ready");
+    if (status === "paused") return t("sound.paused");
+    if (!this.source) return t("sound.stopped");
     const uncertainty = this.sync.uncertainty || 0;
     const error = Math.max(Math.abs(this.lastDrift || 0), uncertainty);
-    return `Sound: this browser (in sync ±${Math.max(1, Math.round(error * 1000))} ms)`;
+    return t("sound.in_sync", { ms: Math.max(1, Math.round(error * 1000)) });
   }
 }

@@ -1,5 +1,8 @@
 // Shared helpers for the dashboard pages: API calls, DOM building, player styles, die-face
-// icons, toasts, time formatting and the browser/server clock offset.
+// icons, toasts, time formatting and the browser/server clock offset. The words come from
+// words.js (the table's language), which every page that uses these helpers thereby loads.
+
+import { colourName, lang, t } from "./words.js";
 
 // ----- the API ----------------------------------------------------------------------------
 
@@ -21,7 +24,7 @@ export function errorText(data, status) {
 
 /** Call the API; resolve to {ok, status, data, error} (never throws). */
 export async function api(path, { method = "GET", body } = {}) {
-  const options = { method, headers: {}, cache: "no-store" };
+  const options = { method, headers: { "X-Templecam-Lang": lang }, cache: "no-store" }; // the state's words
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
@@ -83,6 +86,37 @@ export function fill(node, ...children) {
   return node;
 }
 
+const FOCUSABLE = "button:not([disabled]), a[href], input:not([disabled]), select:not([disabled]), textarea, [tabindex]";
+
+/**
+ * Rebuild a part of the page without losing the keyboard's place: when the focus was inside
+ * `container`, it goes back to the control with the same test id, else to the one at the same
+ * position (or the last), else to the container itself.
+ */
+export function keepFocus(container, rebuild) {
+  const active = document.activeElement;
+  const inside = active && active !== document.body && active !== container && container.contains(active);
+  const testid = inside && active.dataset ? active.dataset.testid : null;
+  const index = inside ? [...container.querySelectorAll(FOCUSABLE)].indexOf(active) : -1;
+  rebuild();
+  if (!inside || container.contains(document.activeElement)) return;
+  const same = testid ? [...container.querySelectorAll(FOCUSABLE)].find((node) => node.dataset.testid === testid) : null;
+  const all = [...container.querySelectorAll(FOCUSABLE)];
+  const target = same || all[Math.min(Math.max(index, 0), all.length - 1)];
+  if (target) {
+    target.focus({ preventScroll: true });
+  } else {
+    container.tabIndex = -1;
+    container.focus({ preventScroll: true });
+  }
+}
+
+/** A fresh key for one click (the server answers a retry with the same key as the first). */
+export function freshKey() {
+  if (window.crypto && typeof window.crypto.randomUUID === "function" && window.isSecureContext) return window.crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
 /** Set an element's text only when it changed (keeps the page calm). */
 export function setText(node, text) {
   if (node && node.textContent !== text) node.textContent = text;
@@ -119,7 +153,7 @@ export function playerStyle(pid) {
     shape: PLAYER_SHAPES[pid] || "hexagon",
     initial: (pid[0] || "?").toUpperCase(),
     pattern: known ? `pattern-${pid}` : "pattern-other",
-    name: pid.charAt(0).toUpperCase() + pid.slice(1),
+    name: colourName(pid),
   };
 }
 
@@ -151,20 +185,20 @@ export function playerBadge(pid, extraClass = "") {
 
 /** Badge followed by the player's name. */
 export function playerLabel(pid) {
-  return el("span", { class: "player-label" }, playerBadge(pid), " ", el("span", { class: "player-name", text: pid }));
+  return el("span", { class: "player-label" }, playerBadge(pid), " ", el("span", { class: "player-name", text: colourName(pid) }));
 }
 
 // ----- die faces --------------------------------------------------------------------------
 
 export const FACES = ["adventurer", "key", "torch", "golden_mask", "black_mask"];
 
-export const FACE_LABELS = {
-  adventurer: "adventurer",
-  key: "key",
-  torch: "torch",
-  golden_mask: "golden mask",
-  black_mask: "black mask",
-};
+export const FACE_LABELS = Object.fromEntries(FACES.map((face) => [face, t(`face.${face}`)]));
+
+/** A face's plural name: "torches", "keys", "golden masks". */
+export function facePlural(face) {
+  if (FACES.includes(face)) return t(`faces.${face}`);
+  return /(ch|sh|s|x)$/.test(face) ? `${face}es` : `${face}s`;
+}
 
 const MASK = "M2.5 7 C2.5 4.5 21.5 4.5 21.5 7 C21.5 14.5 17 20.5 12 20.5 C7 20.5 2.5 14.5 2.5 7 Z";
 const FACE_SVG = {
@@ -321,4 +355,63 @@ export function phaseAt(timeline, t) {
     }
   }
   return { countdown: null, secondsLeftInCountdown: null, secondsLeft };
+}
+
+// ----- a link to a section of a page lands on it -------------------------------------------------
+// Pages fill themselves in after they load (lists, panels, the temple): the browser jumps to
+// `#section` before that, and what arrives above the section pushes it away (on /setup#camera by
+// 2,100 px). So the section is brought back to the top whenever it moves while the page settles,
+// until it has stayed put for LAND_STILL_MS (at most LAND_MAX_MS), and never again once the user
+// scrolls, clicks or types.
+const LAND_STILL_MS = 800;
+const LAND_MAX_MS = 10000;
+const LAND_POLL_MS = 50;
+
+export function landOnAnchor(hash = window.location.hash) {
+  if (!hash || hash.length < 2) return;
+  let id;
+  try {
+    id = decodeURIComponent(hash.slice(1));
+  } catch (error) {
+    return;
+  }
+  const started = performance.now();
+  let still = started;
+  let landedAt = null;
+  let stopped = false;
+  const events = ["wheel", "touchstart", "keydown", "mousedown"];
+  const stop = () => {
+    stopped = true;
+    for (const type of events) window.removeEventListener(type, stop, true);
+  };
+  for (const type of events) window.addEventListener(type, stop, { capture: true, passive: true });
+  const step = () => {
+    if (stopped) return;
+    const now = performance.now();
+    const target = document.getElementById(id);
+    if (target && target.getClientRects().length) {
+      const top = target.getBoundingClientRect().top;
+      const room = document.documentElement.scrollHeight - window.innerHeight - window.scrollY;
+      // Away from the top, and the page can scroll to bring it there (the page's end may not).
+      const away = top < -2 || (top > 2 && room > 2);
+      if (landedAt === null || away) {
+        target.scrollIntoView({ block: "start" });
+        landedAt = target.getBoundingClientRect().top;
+        still = now;
+      }
+    }
+    if ((landedAt !== null && now - still > LAND_STILL_MS) || now - started > LAND_MAX_MS) {
+      stop();
+      return;
+    }
+    setTimeout(step, LAND_POLL_MS);
+  };
+  step();
+}
+
+window.addEventListener("hashchange", () => landOnAnchor());
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", () => landOnAnchor(), { once: true });
+} else {
+  landOnAnchor();
 }

@@ -1,15 +1,17 @@
 // The /dice page: photograph your dice face by face, check the labels, teach the die reader,
 // compare the old and new reader, use the new one or roll back.
 import { api, el, errorText, faceIcon, fill, setText } from "/static/common.js";
+import { t } from "/static/words.js";
 
+const capital = (words) => words.charAt(0).toUpperCase() + words.slice(1);
 const NAMES = {
-  adventurer: "Adventurer",
-  key: "Key",
-  torch: "Torch",
-  golden_mask: "Golden mask",
-  black_mask: "Black mask",
-  not_die: "Not a die",
-  empty: "Empty table",
+  adventurer: capital(t("face.adventurer")),
+  key: capital(t("face.key")),
+  torch: capital(t("face.torch")),
+  golden_mask: capital(t("face.golden_mask")),
+  black_mask: capital(t("face.black_mask")),
+  not_die: t("dice.not_die"),
+  empty: t("dice.empty"),
 };
 const LABELS = ["adventurer", "key", "torch", "golden_mask", "black_mask", "not_die"];
 const POLL_MS = 1000;
@@ -27,6 +29,7 @@ const page = {
   models: null,
   compared: null,
   moving: null,
+  readiness: null,
 };
 
 // ----- small helpers --------------------------------------------------------------------------
@@ -108,22 +111,74 @@ function renderCapture(state) {
             },
           },
           named(s.prompt),
-          el("span", { class: "step-count", dataset: { testid: `count-${s.prompt}` } }, `${s.count} of ${s.target}`),
+          el("span", { class: "step-count", dataset: { testid: `count-${s.prompt}` } }, t("dice.of_target", { n: s.count, target: s.target })),
         ),
       ),
     ),
   );
   if (step) {
     fill($("ask"), el("span", { class: "ask-icon" }, icon(step.prompt)), el("span", {}, step.ask));
-    setText($("upload-text"), `Upload photos of ${step.prompt === "empty" ? "the empty table" : NAMES[step.prompt].toLowerCase()}`);
+    setText($("upload-text"), t("dice.upload_of", { what: step.prompt === "empty" ? t("dice.the_empty_table") : NAMES[step.prompt].toLowerCase() }));
   }
   const live = state.camera.live;
+  $("capture-button").hidden = !live; // without a camera the photos are uploaded
   $("capture-button").disabled = !live || page.job.state === "running";
   setText($("camera-note"), live ? `Camera: ${state.camera.label}` : state.camera.note || "");
   $("live").hidden = !live;
   const photos = page.steps.reduce((sum, s) => sum + s.count, 0);
   $("label-button").disabled = photos === 0 || page.job.state === "running";
   $("undo-capture").disabled = !step || step.count === 0 || page.job.state === "running";
+  if (state.readiness) showReadiness(state.readiness);
+  else if (state.saved || state.taken_back) refreshReadiness();
+}
+
+// ----- ready to teach? ----------------------------------------------------------------------------
+// The server says what is still missing before teaching (every face photographed, the dice found
+// in every photo, the labels checked) and which faces the shipped reader mostly reads otherwise.
+
+function showReadiness(readiness) {
+  page.readiness = readiness || null;
+  const r = page.readiness;
+  const warnings = r ? r.warnings : [];
+  fill($("review-warnings"), warnings.map((w) => el("li", { dataset: { testid: `warning-${w.face}` } }, icon(w.face), " ", w.text)));
+  $("review-warnings").hidden = !warnings.length;
+  const review = page.review;
+  $("review-done-row").hidden = !review;
+  if (review) {
+    setText($("review-done"), t(review.done ? "dice.check_again" : "dice.labels_right"));
+    $("review-done").classList.toggle("btn-primary", !review.done);
+    setText(
+      $("review-done-note"),
+      review.done
+        ? "Labels checked."
+        : warnings.length
+          ? "Look at the warnings above first."
+          : "Press it once every group holds only its own face.",
+    );
+  }
+  const running = page.job.state === "running";
+  $("teach-start").disabled = running || !(r && r.ready);
+  const missing = r && !r.ready ? r.missing : [];
+  fill($("teach-ready"), missing.length ? [el("strong", {}, "Before teaching:"), el("ul", {}, missing.map((m) => el("li", {}, m)))] : []);
+  $("teach-ready").hidden = !missing.length || running;
+}
+
+async function refreshReadiness() {
+  const answer = await api("/api/dice");
+  if (answer.ok) showReadiness(answer.data.readiness);
+}
+
+async function markReviewed() {
+  const done = !(page.review && page.review.done);
+  $("review-done").disabled = true;
+  const answer = await api("/api/dice/review/done", { method: "POST", body: { done } });
+  $("review-done").disabled = false;
+  if (!answer.ok) {
+    say("review-message", answer.error, "error");
+    return;
+  }
+  showReview(answer.data);
+  say("review-message", done ? "Labels checked: you can teach now." : "Check the labels, then press The labels are right.");
 }
 
 async function capture() {
@@ -206,9 +261,9 @@ function refreshLive() {
 
 async function label() {
   $("label-button").disabled = true;
-  setText($("label-button"), "Finding the dice…");
+  setText($("label-button"), t("dice.finding"));
   const answer = await api("/api/dice/label", { method: "POST" });
-  setText($("label-button"), "Find the dice in the photos");
+  setText($("label-button"), t("dice.find"));
   $("label-button").disabled = false;
   if (!answer.ok) {
     say("capture-message", answer.error, "error");
@@ -242,7 +297,7 @@ function showReview(review) {
     fill($("review-grid"), el("p", { class: "muted" }, "Photograph your dice, then press Find the dice."));
     fill($("photo-pick"));
     $("photo-view").hidden = true;
-    $("teach-start").disabled = true;
+    showReadiness(page.readiness);
     return;
   }
   const groups = LABELS.map((label) => {
@@ -297,7 +352,7 @@ function showReview(review) {
   );
   if (page.photo && review.photos.some((p) => p.file === page.photo)) showPhoto(page.photo);
   else $("photo-view").hidden = true;
-  $("teach-start").disabled = page.job.state === "running";
+  showReadiness(review.readiness);
   if (review.stale) say("review-message", "Photos were added or taken back since the dice were found: press Find the dice again to label them.", "error");
 }
 
@@ -394,7 +449,7 @@ async function startTeaching() {
   const answer = await api("/api/dice/teach", { method: "POST" });
   if (!answer.ok) {
     say("teach-message", answer.error, "error");
-    $("teach-start").disabled = false;
+    await refreshReadiness();
     return;
   }
   say("teach-message", "");
@@ -414,7 +469,8 @@ function showJob(job) {
   const before = page.job.state;
   page.job = job;
   const running = job.state === "running";
-  $("teach-start").disabled = running || !page.review;
+  $("teach-start").disabled = running || !(page.readiness && page.readiness.ready);
+  if (page.readiness) $("teach-ready").hidden = running || page.readiness.ready;
   $("teach-cancel").hidden = !running;
   $("teach-progress").hidden = !running && job.state !== "done";
   const pct = Math.round(job.percent || 0);
@@ -507,7 +563,7 @@ async function compare(name) {
   }
   const use = $("use-model");
   use.disabled = !model.passed || model.active;
-  setText(use, model.active ? "In use" : "Use this model");
+  setText(use, t(model.active ? "dice.in_use" : "dice.use"));
   const reason = $("use-reason");
   reason.hidden = model.passed;
   if (!model.passed) reason.textContent = `It cannot be used: it failed its checks (${model.problems.join("; ") || "unchecked"}).`;
@@ -651,6 +707,7 @@ $("undo-capture").addEventListener("click", undoCapture);
 $("label-button").addEventListener("click", label);
 $("photo-image").addEventListener("click", addDie);
 $("teach-start").addEventListener("click", startTeaching);
+$("review-done").addEventListener("click", markReviewed);
 $("teach-cancel").addEventListener("click", cancelTeaching);
 $("use-model").addEventListener("click", () => page.compared && useModel(page.compared.name));
 $("export").addEventListener("click", exportDataset);

@@ -5,13 +5,17 @@
 //   fix-dialog, fix-title, fix-form                 the dialog, its title and its fields
 //   fix-player                                       who did it (dice, enter, discover)
 //   fix-die-<i>, fix-add-die, fix-remove-die         each die's face (dice)
-//   fix-cell                                         the chamber (enter, activate)
-//   fix-x, fix-y, fix-tile                           the new cell and tile (discover)
+//   fix-cell                                         the chamber, by name and place (enter,
+//                                                    activate; option values are "x,y")
+//   fix-where, fix-tile, fix-tile-<tile id>          where it was discovered (a spot by its
+//                                                    place) and the tile, by picture (discover)
 //   fix-gems, fix-with-<pid>                         gems and who activated them (activate)
 //   fix-json                                         any other event, as JSON
 //   fix-save, fix-remove, fix-restore, fix-cancel    the buttons
 
-import { el, FACE_LABELS, FACES, fill, setText, toast } from "./common.js";
+import { el, FACE_LABELS, FACES, fill, playerStyle, setText, toast } from "./common.js";
+import { pileTileNode, SIDES, turnedDoors } from "./tile-art.js";
+import { lang, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -50,18 +54,137 @@ function parseCell(value) {
 }
 
 function playerSelect(event, game) {
-  const players = game.setup.players.map((pid) => [pid, pid]);
+  const players = game.setup.players.map((pid) => [pid, playerStyle(pid).name]);
   return select("fix-player", players, event.player);
 }
 
-/** Chambers of the temple to choose from (and the event's own cell, should it be elsewhere). */
+const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+
+/** Where a cell lies, as the log says it (rules/narrative.py place_name): `north of the start`,
+ * `north-east of the start`, `two tiles north and one east of the start`. */
+export function placeName(cell, start) {
+  if (lang !== "en") return placeIn(cell, start);
+  if (!Array.isArray(cell) || cell.length !== 2) return "somewhere";
+  const dx = cell[0] - start[0];
+  const dy = cell[1] - start[1];
+  if (dx === 0 && dy === 0) return "the start";
+  const parts = [];
+  if (dy) parts.push([Math.abs(dy), dy > 0 ? "north" : "south"]);
+  if (dx) parts.push([Math.abs(dx), dx > 0 ? "east" : "west"]);
+  if (parts.every(([n]) => n === 1)) return `${parts.map(([, word]) => word).join("-")} of the start`;
+  const count = (n) => NUMBER_WORDS[n] || String(n);
+  const [[first, firstWord], ...rest] = parts;
+  let said = `${count(first)} ${first === 1 ? "tile" : "tiles"} ${firstWord}`;
+  for (const [n, word] of rest) said += ` and ${count(n)} ${word}`;
+  return `${said} of the start`;
+}
+
+const COMPASS = { "0,1": "N", "0,-1": "S", "1,0": "E", "-1,0": "W", "1,1": "NE", "-1,1": "NW", "1,-1": "SE", "-1,-1": "SW" };
+
+/** `placeName` in the page's language, from the catalog's words (as rules/narrative.py says it). */
+function placeIn(cell, start) {
+  if (!Array.isArray(cell) || cell.length !== 2) return t("place.somewhere");
+  const dx = cell[0] - start[0];
+  const dy = cell[1] - start[1];
+  if (dx === 0 && dy === 0) return t("place.start");
+  if (Math.abs(dx) <= 1 && Math.abs(dy) <= 1) return t(`place.${COMPASS[`${dx},${dy}`]}`);
+  const parts = [];
+  if (dy) parts.push([Math.abs(dy), t(dy > 0 ? "dir.north" : "dir.south")]);
+  if (dx) parts.push([Math.abs(dx), t(dx > 0 ? "dir.east" : "dir.west")]);
+  const count = (n) => (n <= 9 ? t(`num.${n}`) : String(n));
+  const [[first, firstDir], ...rest] = parts;
+  let said = first === 1 ? t("place.first_one", { dir: firstDir }) : t("place.first_many", { count: count(first), dir: firstDir });
+  for (const [n, dir] of rest) said = t("list.and", { rest: said, last: t("place.more", { count: count(n), dir }) });
+  return t("place.far", { steps: said });
+}
+
+function startCell(game) {
+  const start = game.temple.find((tile) => tile.kind === "start");
+  return start ? start.cell : [0, 0];
+}
+
+/** A chamber of the temple in words: `the start chamber`, `Gem chamber east of the start`. */
+function chamberWords(tile, start) {
+  if (tile.kind === "start") return t("chamber.the_start");
+  return `${tile.label} ${placeName(tile.cell, start)}`;
+}
+
+/** Chambers of the temple to choose from by name and place (and the event's own spot, should
+ * no chamber lie there). */
 function chamberSelect(event, game, onlyWithGems = false) {
+  const start = startCell(game);
   const options = game.temple
     .filter((tile) => !onlyWithGems || tile.gem_icons)
-    .map((tile) => [cellValue(tile.cell), `${tile.kind === "start" ? "Start" : tile.name} [${tile.cell}]`]);
+    .map((tile) => [cellValue(tile.cell), chamberWords(tile, start)]);
   const own = cellValue(event.cell);
-  if (own && !options.some(([value]) => value === own)) options.unshift([own, `[${event.cell}] (no chamber)`]);
+  if (own && !options.some(([value]) => value === own)) {
+    options.unshift([own, t("fix.no_chamber", { where: placeName(event.cell, start) })]);
+  }
   return select("fix-cell", options, own);
+}
+
+/** The spots a chamber could have been discovered on: the event's own, every empty spot next to
+ * a chamber; named by their place. */
+function spotSelect(event, game) {
+  const start = startCell(game);
+  const taken = new Set(game.temple.map((tile) => cellValue(tile.cell)));
+  const own = cellValue(event.cell);
+  const spots = new Map();
+  if (own) spots.set(own, event.cell);
+  for (const tile of game.temple) {
+    for (const [dx, dy] of [[0, 1], [1, 0], [0, -1], [-1, 0]]) {
+      const cell = [tile.cell[0] + dx, tile.cell[1] + dy];
+      const value = cellValue(cell);
+      if (!taken.has(value) && !spots.has(value)) spots.set(value, cell);
+    }
+  }
+  const options = [...spots.entries()].map(([value, cell]) => {
+    const here = game.temple.find((tile) => cellValue(tile.cell) === value);
+    const words = placeName(cell, start);
+    return [value, here && value === own ? `${words} (where it lies now)` : words];
+  });
+  return select("fix-where", options, own);
+}
+
+/** A placed tile in its own frame (stairway south), as the draw pile's pictures show tiles. */
+function ownFrame(tile) {
+  const back = SIDES[(4 - SIDES.indexOf(tile.stairs)) % 4];
+  return { ...tile, id: tile.tile, doors: turnedDoors(tile.open_sides || [], back) };
+}
+
+/** The tiles to choose from, as pictures with their names: one pressed at a time. */
+function tilePicker(event, game) {
+  const tiles = [
+    ...game.temple.filter((tile) => tile.kind !== "start").map(ownFrame),
+    ...game.draw_pile,
+  ];
+  let chosen = event.tile;
+  const box = el("div", { class: "fix-tiles", role: "radiogroup", "aria-label": "the tile", dataset: { testid: "fix-tile" } });
+  const buttons = tiles.map((tile) => {
+    const button = el(
+      "button",
+      {
+        type: "button",
+        class: "pile-choice fix-tile-choice",
+        role: "radio",
+        title: tile.name,
+        "aria-label": tile.name,
+        "aria-checked": String(tile.id === chosen),
+        dataset: { testid: `fix-tile-${tile.id}`, tile: tile.id },
+      },
+      pileTileNode(tile, "S", "96px"),
+      el("span", { class: "pile-name", text: tile.name }),
+    );
+    button.addEventListener("click", () => {
+      chosen = tile.id;
+      for (const other of buttons) other.setAttribute("aria-checked", String(other === button));
+      box.dataset.value = chosen;
+    });
+    return button;
+  });
+  box.dataset.value = chosen || "";
+  fill(box, buttons);
+  return { node: box, value: () => chosen };
 }
 
 function diceEditor(event, game) {
@@ -92,7 +215,7 @@ function diceEditor(event, game) {
   });
   draw();
   return {
-    nodes: [field("Player", player), field("Faces", dice), el("div", { class: "button-row" }, add, remove)],
+    nodes: [field(t("fix.player"), player), field(t("fix.faces"), dice), el("div", { class: "button-row" }, add, remove)],
     read: () => ({ ...judged(event), player: player.value, faces: faces.slice() }),
   };
 }
@@ -101,27 +224,25 @@ function enterEditor(event, game) {
   const player = playerSelect(event, game);
   const cell = chamberSelect(event, game);
   return {
-    nodes: [field("Player", player), field("Into the chamber", cell)],
+    nodes: [field(t("fix.player"), player), field(t("fix.into"), cell)],
     read: () => ({ ...judged(event), player: player.value, cell: parseCell(cell.value) }),
   };
 }
 
 function discoverEditor(event, game) {
   const player = playerSelect(event, game);
-  const [x0, y0] = Array.isArray(event.cell) ? event.cell : [0, 1];
-  const x = el("input", { type: "number", step: 1, value: x0, dataset: { testid: "fix-x" } });
-  const y = el("input", { type: "number", step: 1, value: y0, dataset: { testid: "fix-y" } });
-  const tiles = [
-    ...game.temple.filter((tile) => tile.kind !== "start").map((tile) => [tile.tile, tile.name]),
-    ...game.draw_pile.map((tile) => [tile.id, tile.name]),
-  ].map(([id, name]) => [id, `${name} (${id})`]);
-  const tile = select("fix-tile", tiles, event.tile);
+  const where = spotSelect(event, game);
+  const tile = tilePicker(event, game);
   return {
-    nodes: [field("Player", player), field("Cell x (east +)", x), field("Cell y (north +)", y), field("Tile", tile)],
+    nodes: [
+      field(t("fix.player"), player),
+      field(t("fix.where_laid"), where),
+      el("div", { class: "fix-field fix-wide" }, el("span", { text: "The tile drawn" }), tile.node),
+    ],
     read: () => {
-      const cell = [Number(x.value), Number(y.value)];
-      if (!cell.every(Number.isInteger)) throw new Error("the cell needs two whole numbers, x and y");
-      const fixed = { ...judged(event), player: player.value, cell, tile: tile.value };
+      if (!where.value) throw new Error(t("fix.choose_where"));
+      if (!tile.value()) throw new Error(t("fix.choose_tile"));
+      const fixed = { ...judged(event), player: player.value, cell: parseCell(where.value), tile: tile.value() };
       delete fixed.stairs; // the engine derives it: the stairway faces the discoverer's chamber
       return fixed;
     },
@@ -138,17 +259,17 @@ function activateEditor(event, game) {
   const chosen = new Set(Array.isArray(event.players) ? event.players : []);
   const boxes = game.setup.players.map((pid) => {
     const box = el("input", { type: "checkbox", checked: chosen.has(pid), dataset: { testid: `fix-with-${pid}` } });
-    return { pid, box, label: el("label", { class: "fix-check" }, box, el("span", { text: pid })) };
+    return { pid, box, label: el("label", { class: "fix-check" }, box, el("span", { text: playerStyle(pid).name })) };
   });
   return {
     nodes: [
-      field("Chamber", cell),
-      field("Gems", gems),
+      field(t("fix.chamber"), cell),
+      field(t("fix.gems"), gems),
       field("Players", el("div", { class: "fix-checks" }, boxes.map((b) => b.label))),
     ],
     read: () => {
       const players = boxes.filter((b) => b.box.checked).map((b) => b.pid);
-      if (players.length === 0) throw new Error("tick at least one player who activated the gems");
+      if (players.length === 0) throw new Error(t("fix.tick_player"));
       return { ...judged(event), cell: parseCell(cell.value), gems: Number(gems.value), players };
     },
   };
@@ -158,7 +279,7 @@ function jsonEditor(event) {
   const text = el("textarea", { spellcheck: "false", dataset: { testid: "fix-json" } });
   text.value = JSON.stringify(event && typeof event === "object" ? judged(event) : { type: "" });
   return {
-    nodes: [field("The event as it should have been (JSON)", text)],
+    nodes: [field(t("fix.json"), text)],
     read: () => {
       let fixed;
       try {
@@ -184,7 +305,7 @@ export function openFix(entry, game, send) {
   const event = entry.event && typeof entry.event === "object" ? entry.event : {};
   const editor = (EDITORS[event.type] || jsonEditor)(event, game);
   session = { entry, read: editor.read, send };
-  setText($("fix-title"), `Fix line ${entry.line}: ${entry.text}`);
+  setText($("fix-title"), t("fix.line_title", { line: entry.line, text: entry.text }));
   fill($("fix-form"), editor.nodes);
   $("fix-restore").hidden = !entry.corrected_by || !entry.written;
   $("fix-dialog").showModal();
@@ -198,7 +319,7 @@ async function submit(event) {
   try {
     fixed = event === undefined ? session.read() : event;
   } catch (error) {
-    toast(`Not sent: ${error.message}`);
+    toast(t("fix.not_sent", { error: error.message }));
     return;
   }
   const verdict = await session.send(session.entry.line, fixed);

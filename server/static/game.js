@@ -12,6 +12,7 @@
 //     flag (the Fix dialog's own ids are listed in fix.js)
 //   outcome, outcome-close                   the WON / LOST overlay and its "show the board"
 //   temple, tile-<x>_<y>, spot-<x>_<y>       placed tiles, and empty cells that can be discovered
+//     (drawn by temple.js, which lists its own ids: tokens, "+k", zoom)
 //   team-actions, team-turn_of_fate
 //   player-<pid>, where-<pid>, stats-<pid>, showing-<pid>, actions-<pid>
 //   action-<pid>-<action>[-<x>_<y>][-g<gems>][-by-<helper>][-to-<receiver>]
@@ -23,11 +24,15 @@
 //   action-<pid>-curse, action-<pid>-lift-<card>, action-<pid>-claim, action-<pid>-lose_die,
 //   action-<pid>-use-<treasure>[-<x>_<y>]
 //   module-picker, pick-curse-<card>, pick-treasure-<treasure>, pick-passage-<n>,
+//     pick-discard-<treasure> (the treasure a Lost treasure card costs), pick-choice-<n>,
 //     module-picker-cancel   (what was drawn or turned up; where the secret passage goes)
 //   more-<pid>, face-<pid>-<face>, roll-<pid>, report-roll-<pid>, clear-roll-<pid>
+//   confirm-escape, confirm-escape-yes, confirm-escape-no   (an escape asks once)
 //   advanced, advanced-json, advanced-send
 //   no-game                                  shown when the server runs no game
 //   camera-panel, camera-status, camera-video, camera-notes   the live camera (vision mode)
+//   maya-calendar, maya-side, maya-next, maya-extra-keys, maya-track, maya-space-<n>, maya-dice
+//     the Queenie Maya calendar board (its start is space 0)
 
 import {
   api,
@@ -38,7 +43,9 @@ import {
   faceIcon,
   fill,
   formatClock,
+  freshKey,
   gemIcon,
+  keepFocus,
   phaseAt,
   playerBadge,
   playerStyle,
@@ -47,10 +54,12 @@ import {
   toast,
 } from "./common.js";
 import { BrowserAudio } from "./audio.js";
+import { has, joinNames, lang, t } from "./words.js";
 import { renderTimers, tickTimers } from "./sand-timers.js";
-import { entryRow, gemRow, SIDES, turnedDoors, wallsSvg } from "./tile-art.js";
+import { entryRow, gemRow, SIDE_WORDS, SIDES, turnedDoors, wallsSvg } from "./tile-art.js";
+import { cellKey, renderTemple, sameCell, wireTemple } from "./temple.js";
 import { openFix, wireFixDialog } from "./fix.js";
-import { characterIcon, curseIcon, innerWall, marksRow, reminderIcon, treasureIcon } from "./module-art.js";
+import { calendarSymbol, characterIcon, curseIcon, marksRow, mayaFigure, moduleToken, reminderIcon, treasureIcon } from "./module-art.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -104,8 +113,9 @@ function render(previous, state) {
   renderClockButtons(state);
   renderNotices(state.notices || []);
   renderReminders(game.reminders || []);
+  renderMayaCalendar(game);
   renderTimers($("timers"), game.timers || []);
-  renderTemple(state);
+  renderTemple(game);
   renderTeam(game);
   renderPlayers(state);
   renderWarnings(state.warnings || []);
@@ -142,7 +152,8 @@ function renderClockButtons(state) {
   const status = state.clock.status;
   $("clock-start").hidden = status !== "ready";
   $("clock-pause").hidden = status !== "running";
-  $("clock-resume").hidden = status !== "paused";
+  // The Maze's Time out holds the clock: its own "press play" action lets it go on.
+  $("clock-resume").hidden = status !== "paused" || Boolean(state.clock.time_out);
   $("clock-restart").hidden = status === "ready";
   // A win can be undone (a mistaken last escape); the collapse cannot.
   $("undo").disabled = state.game.state.outcome === "lost";
@@ -163,34 +174,36 @@ function tick() {
   audio.tick();
 }
 
-function showClock(status, t, phase, timeline, outcome) {
+function showClock(status, at, phase, timeline, outcome) {
   const box = $("clock-box");
   let label;
   let text;
   let left;
   if (status === "ready") {
-    label = "Press Start";
+    label = t("game.clock.press_start");
     text = formatClock(0);
-    left = `${formatClock(timeline.game_seconds)} to escape`;
+    left = t("game.clock.to_escape", { time: formatClock(timeline.game_seconds) });
   } else if (outcome !== "running" || status === "over") {
-    label = outcome === "won" ? "Escaped!" : outcome === "lost" ? "Collapsed" : "Game over";
-    text = formatClock(Math.max(0, t));
+    label = t(outcome === "won" ? "game.clock.escaped" : outcome === "lost" ? "game.clock.collapsed" : "game.clock.over");
+    text = formatClock(Math.max(0, at));
     left = "";
-  } else if (t < 0) {
-    label = status === "paused" ? "Paused" : "Get ready";
-    text = formatClock(Math.ceil(-t));
-    left = 'until "Escape!"';
+  } else if (at < 0) {
+    label = t(status === "paused" ? "game.clock.paused" : "game.clock.get_ready");
+    text = formatClock(Math.ceil(-at));
+    left = t("game.clock.until_escape");
   } else {
-    label = status === "paused" ? "Paused" : "Game time";
-    text = formatClock(t);
-    left = `${formatClock(Math.ceil(phase.secondsLeft))} left`;
+    label = t(status === "paused" ? "game.clock.paused" : "game.clock.game_time");
+    const heldBy = status === "paused" && current.clock.time_out; // the Maze's Time out
+    if (heldBy) label = t("game.clock.time_out", { name: playerStyle(heldBy).name });
+    text = formatClock(at);
+    left = t("game.clock.left", { time: formatClock(Math.ceil(phase.secondsLeft)) });
   }
-  box.classList.toggle("intro", status !== "ready" && t < 0 && outcome === "running");
+  box.classList.toggle("intro", status !== "ready" && at < 0 && outcome === "running");
   box.classList.toggle("paused", status === "paused");
   setText($("clock-label"), label);
   setText($("clock"), text);
   setText($("clock-left"), left);
-  const title = status === "ready" ? "templecam" : `${text}${phase.countdown ? ` · COUNTDOWN ${phase.countdown}` : ""} · templecam`;
+  const title = status === "ready" ? "templecam" : `${text}${phase.countdown ? ` · ${t("game.countdown_short", { n: phase.countdown })}` : ""} · templecam`;
   if (document.title !== title) document.title = title;
 }
 
@@ -206,24 +219,31 @@ function showCountdownAlert(status, phase, state) {
     markMustRun([]);
     return;
   }
-  const who = phase.countdown === 3 ? stillInside(state.game) : mustRunBack(state, phase.countdown);
-  const fading = phase.countdown === 3 ? null : illusionWarning(state.game);
+  const who = isLastCountdown(phase.countdown) ? stillInside(state.game) : mustRunBack(state, phase.countdown);
+  const fading = isLastCountdown(phase.countdown) ? null : illusionWarning(state.game);
   const key = `${phase.countdown}:${who.join(",")}:${fading ? fading.textContent : ""}`;
   if (key !== alertKey) {
     alertKey = key;
     fill(box, countdownHeadline(phase.countdown), countdownWho(phase.countdown, who), fading);
-    markMustRun(phase.countdown === 3 ? [] : who);
+    markMustRun(isLastCountdown(phase.countdown) ? [] : who);
   }
-  setText(box.querySelector(".time-left"), `${formatClock(Math.ceil(phase.secondsLeftInCountdown))} left`);
+  setText(box.querySelector(".time-left"), t("game.clock.left", { time: formatClock(Math.ceil(phase.secondsLeftInCountdown)) }));
   box.hidden = false;
 }
 
+/** The last countdown ends with the collapse (the 3rd of the official timeline; a game's timer
+ * options may make 1 to 6; the state's timeline always shows the last). */
+function isLastCountdown(n) {
+  const countdowns = current && current.clock ? current.clock.timeline.countdowns : [];
+  return n === (countdowns.length ? Math.max(...countdowns.map((c) => c.n)) : 3);
+}
+
 function countdownHeadline(n) {
-  const what = n === 3 ? "the temple collapses, get out!" : "back to the start chamber!";
+  const what = t(isLastCountdown(n) ? "game.countdown.collapse" : "game.countdown.back");
   return el(
     "div",
     { class: "headline" },
-    el("span", {}, `COUNTDOWN ${n} — ${what}`),
+    el("span", {}, t("game.countdown", { n, what })),
     el("span", { class: "time-left", dataset: { testid: "countdown-left" } }),
   );
 }
@@ -235,22 +255,22 @@ function illusionWarning(game) {
   if (tiles.length === 0) return null;
   const on = tiles.flatMap((tile) => tile.players);
   const text = on.length
-    ? `Illusion chambers vanish at the slam: ${on.map((pid) => playerStyle(pid).name).join(", ")} on one!`
-    : `${tiles.length} illusion chamber${tiles.length === 1 ? "" : "s"} vanish at the slam`;
+    ? t("game.illusions_on", { names: on.map((pid) => playerStyle(pid).name).join(", ") })
+    : t(tiles.length === 1 ? "game.illusion_vanishes" : "game.illusions_vanish", { n: tiles.length });
   return el("div", { class: "who illusion-warning", dataset: { testid: "illusion-warning" } }, text);
 }
 
 function countdownWho(n, who) {
   if (who.length === 0) {
-    const text = n === 3 ? "Everybody is out" : "Everybody is in the start chamber ✓";
+    const text = t(isLastCountdown(n) ? "game.countdown.all_out" : "game.countdown.all_in");
     return el("div", { class: "who", dataset: { testid: "must-run-back" } }, text);
   }
-  const title = n === 3 ? "Still inside:" : "Must run back:";
+  const title = t(isLastCountdown(n) ? "game.countdown.still_inside" : "game.countdown.run_back");
   return el(
     "div",
     { class: "who", dataset: { testid: "must-run-back" } },
     title,
-    who.map((pid) => el("span", {}, playerBadge(pid), " ", el("span", { class: "player-name", text: pid }))),
+    who.map((pid) => el("span", {}, playerBadge(pid), " ", el("span", { class: "player-name", text: shownName(pid) }))),
   );
 }
 
@@ -293,7 +313,7 @@ function renderNotices(notices) {
       el(
         "div",
         { class: "notice", dataset: { testid: "notice" } },
-        el("span", {}, el("strong", {}, "Note: "), text),
+        el("span", {}, el("strong", {}, `${t("game.note")} `), text),
         el(
           "button",
           {
@@ -332,6 +352,71 @@ function renderReminders(reminders) {
   );
 }
 
+// ----- Queenie: the Maya calendar board -----------------------------------------------------
+
+/** The Maya calendar board (module maya_calendar): its start and 9 spaces with their symbols,
+ * the figure on its space, the doomed side's two bars, the escape's extra keys. */
+function renderMayaCalendar(game) {
+  const box = $("maya-calendar");
+  const board = game.state.maya_calendar;
+  const key = JSON.stringify([board, game.maya_calendar, lang]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.hidden = !board;
+  if (!board) return;
+  const extra = game.maya_calendar ? game.maya_calendar.extra_keys : 0;
+  const doomed = board.side === "doomed";
+  const aside = Object.entries(board.dice_aside || {}).map(([pid, n]) => `${playerStyle(pid).name} ${n}`);
+  fill(
+    box,
+    el(
+      "div",
+      { class: "maya-head" },
+      el("strong", { text: t("maya.title") }),
+      el("span", { class: "maya-side", dataset: { testid: "maya-side" }, text: t(`maya.side.${board.side}`) }),
+      el("span", {
+        class: "maya-next",
+        dataset: { testid: "maya-next" },
+        text: board.next ? t("maya.next", { symbol: t(`maya.${board.next}`) }) : t("maya.last"),
+      }),
+      el("span", { class: "maya-stack", text: t("maya.stack", { n: board.stack }) }),
+      doomed
+        ? el("span", {
+            class: `maya-keys${extra ? " extra" : ""}`,
+            dataset: { testid: "maya-extra-keys" },
+            text: extra ? t("maya.extra_keys", { n: extra }) : t("maya.no_extra_keys"),
+          })
+        : null,
+    ),
+    el("ol", { class: "maya-track", dataset: { testid: "maya-track" } }, mayaSpaces(board)),
+    aside.length ? el("div", { class: "maya-dice", dataset: { testid: "maya-dice" }, text: t("maya.dice_aside", { who: aside.join(", ") }) }) : null,
+  );
+}
+
+/** The calendar's start and spaces, in order: symbol, number, figure, bar. */
+function mayaSpaces(board) {
+  const bars = board.side === "doomed" ? board.bars || [] : [];
+  return ["start", ...board.spaces].map((symbol, n) => {
+    const here = n === board.position;
+    const bar = bars.indexOf(n) + 1;
+    const name = n === 0 ? t("maya.start") : t("maya.space", { n, symbol: t(`maya.${symbol}`) });
+    const words = [name, here ? t("maya.figure_here") : null, bar ? t("maya.bar", { n: bar }) : null].filter(Boolean).join(" · ");
+    return el(
+      "li",
+      {
+        class: `maya-space${here ? " here" : ""}${bar ? " bar" : ""}${n && n <= board.position ? " passed" : ""}`,
+        title: words,
+        "aria-label": words,
+        dataset: { testid: `maya-space-${n}` },
+      },
+      n === 0 ? el("span", { class: "maya-start", text: "◆" }) : calendarSymbol(symbol, name),
+      el("small", { class: "maya-n", text: n === 0 ? t("maya.start") : String(n) }),
+      here ? mayaFigure(t("maya.figure_here")) : null,
+      bar ? el("span", { class: "maya-bar", "aria-hidden": "true" }) : null,
+    );
+  });
+}
+
 function renderWarnings(warnings) {
   const items = [
     ...localWarnings.map((w) => ({ ...w, local: true })),
@@ -339,19 +424,53 @@ function renderWarnings(warnings) {
   ];
   const list = $("warnings");
   if (items.length === 0) {
-    fill(list, el("li", { class: "none", text: "No rejected events." }));
+    fill(list, el("li", { class: "none", text: t("game.no_rejected") }));
     return;
   }
+  const quiet = items.filter(isCameraRejection);
+  list.closest(".warnings-panel")?.classList.toggle("only-quiet", quiet.length === items.length);
   fill(
     list,
     items.map((item) =>
-      el(
-        "li",
-        {},
-        el("span", { class: "reason", text: item.reason }),
-        el("span", { class: "what" }, item.local ? item.text : `${atText(item.t)} · ${item.text}`),
-      ),
+      isCameraRejection(item)
+        ? cameraRejection(item)
+        : el(
+            "li",
+            {},
+            el("span", { class: "reason", text: item.reason }),
+            el("span", { class: "what" }, item.local ? item.text : `${atText(item.t)} · ${item.text}`),
+          ),
     ),
+  );
+}
+
+/** An event the camera proposed and the engine did not take (a misread, most often). */
+function isCameraRejection(item) {
+  return !item.local && item.source === "vision";
+}
+
+/** A camera event not taken: one quiet line, what the camera saw, its Fix; the engine's reason
+ * folded under "why". */
+function cameraRejection(item) {
+  const fixable = current && current.game && current.game.state.outcome !== "lost" && item.correctable;
+  return el(
+    "li",
+    { class: "quiet", dataset: { testid: `camera-rejected-${item.line}` } },
+    el("span", { class: "what" }, `${atText(item.t)} · camera saw `, eventWords(item), " · not taken"),
+    el("details", { class: "why" }, el("summary", { text: "why" }), el("span", { text: item.reason || "" })),
+    fixable
+      ? el(
+          "button",
+          {
+            class: "btn fix-btn",
+            title: "correct what the camera saw, or remove it",
+            "aria-label": `fix line ${item.line}: ${item.text}`,
+            dataset: { testid: `warning-fix-${item.line}` },
+            onclick: () => openFix(item, current.game, sendCorrection),
+          },
+          t("game.fix"),
+        )
+      : null,
   );
 }
 
@@ -372,15 +491,17 @@ function renderLog(log, game) {
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   if (log.length === 0) {
-    fill(list, el("li", {}, el("span", { class: "at" }), el("span", { class: "muted", text: "Nothing happened yet." })));
+    fill(list, el("li", {}, el("span", { class: "at" }), el("span", { class: "muted", text: t("game.nothing_yet") })));
     return;
   }
-  fill(
-    list,
-    log
-      .slice()
-      .reverse()
-      .map((entry) => logItem(entry, fixable)),
+  keepFocus(list, () =>
+    fill(
+      list,
+      log
+        .slice()
+        .reverse()
+        .map((entry) => logItem(entry, fixable)),
+    ),
   );
 }
 
@@ -388,6 +509,8 @@ function logItem(entry, fixable) {
   const corrected = entry.corrected_by !== null && entry.corrected_by !== undefined;
   const undone = !corrected && entry.undone_by !== null && entry.undone_by !== undefined;
   const classes = [corrected ? "corrected" : undone ? "undone" : entry.ok ? "" : "rejected"];
+  const quiet = !entry.ok && !corrected && !undone && entry.source === "vision";
+  if (quiet) classes.push("quiet"); // a camera event not taken: the reason folded, not a red block
   const fix =
     fixable && entry.correctable
       ? el(
@@ -399,7 +522,7 @@ function logItem(entry, fixable) {
             dataset: { testid: `fix-${entry.line}` },
             onclick: () => openFix(entry, current.game, sendCorrection),
           },
-          "Fix",
+          t("game.fix"),
         )
       : el("span");
   const said = eventWords(entry);
@@ -416,14 +539,18 @@ function logItem(entry, fixable) {
         ? el("span", {
             class: "corrected-flag",
             dataset: { testid: `corrected-${entry.line}` },
-            text: `corrected by #${entry.corrected_by}`,
+            text: t("game.corrected_by", { line: entry.corrected_by }),
           })
         : null,
-      corrected ? el("span", { class: "now", text: entry.struck ? "removed" : `→ ${entry.corrected_text}` }) : null,
+      corrected ? el("span", { class: "now", text: entry.struck ? t("game.removed") : `→ ${entry.corrected_text}` }) : null,
       undone
-        ? el("span", { class: "corrected-flag", dataset: { testid: `undone-${entry.line}` }, text: `undone by #${entry.undone_by}` })
+        ? el("span", { class: "corrected-flag", dataset: { testid: `undone-${entry.line}` }, text: t("game.undone_by", { line: entry.undone_by }) })
         : null,
-      entry.ok || entry.struck || undone ? null : el("span", { class: "reason", text: entry.reason }),
+      entry.ok || entry.struck || undone
+        ? null
+        : quiet
+          ? el("details", { class: "why" }, el("summary", { text: t("game.not_taken") }), el("span", { text: entry.reason }))
+          : el("span", { class: "reason", text: entry.reason }),
     ),
     fix,
   );
@@ -440,7 +567,7 @@ function eventWords(entry) {
       "span",
       { class: "words", title: entry.text },
       badge,
-      `${name} rolls `,
+      `${t("log.rolls", { name })} `,
       event.faces.map((face) => (FACES.includes(face) ? faceIcon(face) : ` ${face} `)),
     );
   }
@@ -450,6 +577,7 @@ function eventWords(entry) {
 function renderOutcome(state) {
   const box = $("outcome");
   const outcome = state.game.state.outcome;
+  if (outcome === "running") outcomeDismissedFor = null; // a Fix took the end back: the next end shows
   if (outcome === "running" || outcomeDismissedFor === state.game_id) {
     box.hidden = true;
     return;
@@ -459,21 +587,23 @@ function renderOutcome(state) {
   const won = outcome === "won";
   const inside = stillInside(state.game);
   const detail = won
-    ? "Everybody escaped from the temple!"
-    : `The temple collapsed${inside.length ? ` with ${inside.join(", ")} still inside` : ""}.`;
+    ? t("game.won_detail")
+    : inside.length
+      ? t("game.lost_detail_inside", { names: joinNames(inside.map((pid) => playerStyle(pid).name)) })
+      : t("game.lost_detail");
   box.className = `outcome ${won ? "won" : "lost"}`;
   fill(
     box,
     el(
       "div",
       { class: "box" },
-      el("div", { class: "word", text: won ? "WON!" : "LOST" }),
+      el("div", { class: "word", text: t(won ? "game.won" : "game.lost") }),
       el("div", { class: "detail", text: detail }),
       el(
         "div",
         { class: "button-row" },
-        el("button", { class: "btn btn-big", dataset: { testid: "outcome-close" }, onclick: dismissOutcome }, "Show the board"),
-        el("a", { class: "btn btn-primary btn-big", href: "/setup" }, "New game"),
+        el("button", { class: "btn btn-big", dataset: { testid: "outcome-close" }, onclick: dismissOutcome }, t("game.show_board")),
+        el("a", { class: "btn btn-primary btn-big", href: "/setup" }, t("nav.new_game")),
       ),
     ),
   );
@@ -490,128 +620,24 @@ function renderTeam(game) {
   const actions = game.team_actions;
   const fate = game.state.turns_of_fate_left;
   const outcome = game.state.outcome;
-  const key = JSON.stringify([actions, fate, game.state.spare, outcome]);
+  const key = JSON.stringify([actions, fate, game.state.spare, outcome, game.piles]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   if (outcome !== "running") {
     // Nothing is left to offer: no turn of fate, no spare gem to take.
-    const text = outcome === "won" ? "Everybody escaped: the game is won." : "The temple has collapsed: the game is over.";
-    fill(box, el("strong", {}, "Team"), el("span", { class: "muted", dataset: { testid: "team-over" }, text }));
+    const text = t(outcome === "won" ? "game.team_won" : "game.team_lost");
+    fill(box, el("strong", {}, t("game.team")), el("span", { class: "muted", dataset: { testid: "team-over" }, text }));
     return;
   }
-  fill(
+  keepFocus(box, () => fill(
     box,
-    el("strong", {}, "Team"),
+    el("strong", {}, t("game.team")),
     actions.length === 0
-      ? el("span", { class: "muted", text: "no turn of fate in this game" })
+      ? el("span", { class: "muted", text: t("game.no_fate") })
       : actions.map((action) => actionButton("team", action, `team-${action.action}`)),
-    el("span", { class: "muted", text: `spare gems: ${game.state.spare} · turns of fate left: ${fate}` }),
-  );
-}
-
-// ----- the temple ---------------------------------------------------------------------------
-
-function sameCell(a, b) {
-  return Array.isArray(a) && Array.isArray(b) && a[0] === b[0] && a[1] === b[1];
-}
-
-function cellKey(cell) {
-  return `${cell[0]}_${cell[1]}`;
-}
-
-/** Empty cells that someone could discover now. */
-function discoverSpots(game) {
-  const spots = new Map();
-  for (const player of Object.values(game.players)) {
-    for (const action of player.actions) {
-      if (action.action === "discover") spots.set(cellKey(action.event.cell), action.event.cell);
-    }
-  }
-  return [...spots.values()];
-}
-
-function renderTemple(state) {
-  const game = state.game;
-  const spots = discoverSpots(game);
-  const cells = [...game.temple.map((tile) => tile.cell), ...spots];
-  const xs = cells.map((c) => c[0]);
-  const ys = cells.map((c) => c[1]);
-  const minX = Math.min(...xs);
-  const maxY = Math.max(...ys);
-  const cols = Math.max(...xs) - minX + 1;
-  const rows = maxY - Math.min(...ys) + 1;
-  const size = cellSize(cols, rows);
-  const grid = $("temple");
-  const key = JSON.stringify([game.temple, spots, game.must_run_back, size]);
-  if (grid.dataset.key === key) return;
-  grid.dataset.key = key;
-  grid.style.setProperty("--cell", `${size}px`);
-  grid.classList.toggle("compact", size < 170);
-  grid.style.gridTemplateColumns = `repeat(${cols}, ${size}px)`;
-  grid.style.gridTemplateRows = `repeat(${rows}, ${size}px)`;
-  const place = (node, cell) => {
-    node.style.gridColumn = String(cell[0] - minX + 1);
-    node.style.gridRow = String(maxY - cell[1] + 1);
-    return node;
-  };
-  fill(
-    grid,
-    game.temple.map((tile) => place(tileNode(tile, game), tile.cell)),
-    spots.map((cell) => place(spotNode(cell), cell)),
-  );
-}
-
-function cellSize(cols, rows) {
-  const wrap = $("temple-wrap");
-  const width = Math.max(window.innerWidth <= 600 ? 200 : 240, wrap.clientWidth - 12);
-  const top = wrap.getBoundingClientRect().top + window.scrollY;
-  let height = Math.max(320, window.innerHeight - top - 70);
-  const players = Number(document.body.dataset.players || 0);
-  if (window.innerWidth > 1400 && players >= 3) height = Math.min(height, window.innerHeight * 0.45);
-  const gap = 6;
-  const byWidth = Math.floor((width - gap * (cols - 1)) / cols);
-  const byHeight = Math.floor((height - gap * (rows - 1)) / rows);
-  const smallest = window.innerWidth <= 600 ? 58 : 96; // a phone shows the whole temple, smaller
-  return Math.max(smallest, Math.min(210, byWidth, byHeight));
-}
-
-function tileNode(tile, game) {
-  const classes = ["tile", `kind-${tile.kind}`];
-  if (tile.gem_icons) classes.push(`gems-${tile.gem_icons.icon}`);
-  if (tile.illusion) classes.push("illusion");
-  if (tile.special) classes.push(`special-${tile.special}`);
-  const name = tile.label || tile.name;
-  return el(
-    "div",
-    {
-      class: classes.join(" "),
-      title: `${tile.name} (${tile.tile}) at [${tile.cell}], stairs ${tile.stairs}`,
-      dataset: { testid: `tile-${cellKey(tile.cell)}`, tile: tile.tile },
-    },
-    wallsSvg(tile.open_sides, tile.stairs),
-    tile.rear_sides ? innerWall(tile.rear_sides) : null,
-    el(
-      "div",
-      { class: "tile-body" },
-      el("div", { class: "tile-name", text: name }),
-      entryRow(tile),
-      gemRow(tile),
-      marksRow(tile),
-      el(
-        "div",
-        { class: "tile-players" },
-        tile.players.map((pid) => playerBadge(pid, game.must_run_back.includes(pid) ? "must-run" : "")),
-      ),
-    ),
-  );
-}
-
-function spotNode(cell) {
-  return el(
-    "div",
-    { class: "tile spot", dataset: { testid: `spot-${cellKey(cell)}` }, title: `empty cell [${cell}]` },
-    el("div", {}, "?", el("span", { text: "undiscovered" })),
-  );
+    el("span", { class: "muted", text: t("game.spare", { spare: game.state.spare, fate }) }),
+    game.piles ? el("span", { class: "muted", dataset: { testid: "piles" }, text: `· ${game.piles}` }) : null,
+  ));
 }
 
 // ----- players -------------------------------------------------------------------------------
@@ -644,13 +670,13 @@ function buildCard(pid) {
   };
   card.reportButton = el(
     "button",
-    { class: "btn", dataset: { testid: `report-roll-${pid}` }, onclick: () => reportRoll(card) },
-    "Report roll",
+    { class: "btn", dataset: { testid: `report-roll-${pid}` }, onclick: (click) => reportRoll(card, click) },
+    t("card.report_roll"),
   );
   const more = el(
     "details",
     { class: "more", dataset: { testid: `more-${pid}` } },
-    el("summary", {}, "More events: report a dice roll"),
+    el("summary", {}, t("card.more")),
     el(
       "div",
       { class: "dice-entry" },
@@ -673,7 +699,7 @@ function buildCard(pid) {
       { class: "dice-entry" },
       card.rollBox,
       card.reportButton,
-      el("button", { class: "btn", dataset: { testid: `clear-roll-${pid}` }, onclick: () => clearRoll(card) }, "Clear"),
+      el("button", { class: "btn", dataset: { testid: `clear-roll-${pid}` }, onclick: () => clearRoll(card) }, t("card.clear")),
     ),
   );
   card.more = more;
@@ -685,7 +711,7 @@ function buildCard(pid) {
       dataset: { testid: `player-${pid}`, player: pid },
     },
     el("span", { class: `stripe ${look.pattern}` }),
-    el("div", { class: "player-head" }, playerBadge(pid), el("span", { class: "player-name", text: pid }), card.stats),
+    el("div", { class: "player-head" }, playerBadge(pid), el("span", { class: "player-name", text: shownName(pid) }), card.stats),
     card.where,
     card.modules,
     card.showing,
@@ -698,20 +724,22 @@ function buildCard(pid) {
 }
 
 function updateCard(card, player, game) {
-  card.dice = player.dice;
+  card.dice = player.free_dice; // a die locked by a black mask is not rolled: it is not asked for
+  card.locked = player.locked;
   card.root.classList.toggle("escaped", player.escaped);
   if (player.escaped) {
-    fill(card.where, el("strong", { text: "out of the temple" }));
+    fill(card.where, el("strong", { text: t("chamber.out") }));
   } else {
-    const where = player.in_start ? "the start chamber" : player.where || player.chamber || "?";
-    fill(card.where, "in ", el("strong", { text: where }));
+    const where = player.in_start ? t("chamber.the_start") : player.where || player.chamber || "?";
+    fill(card.where, `${t("card.in")} `, el("strong", { text: where }));
   }
   fill(
     card.stats,
-    el("span", {}, el("b", { text: String(player.dice) }), player.dice === 1 ? " die" : " dice"),
-    player.locked ? el("span", { class: "locked" }, faceIcon("black_mask"), " locked ", el("b", { text: String(player.locked) })) : null,
-    player.escaped ? el("span", { class: "escaped-flag", text: "✓ ESCAPED" }) : null,
-    player.gave_die ? el("span", { class: "muted", text: "gave a die" }) : null,
+    el("span", {}, el("b", { text: String(player.dice) }), ` ${t(player.dice === 1 ? "word.die" : "word.dice")}`),
+    player.locked ? el("span", { class: "locked" }, faceIcon("black_mask"), ` ${t("card.locked")} `, el("b", { text: String(player.locked) })) : null,
+    player.escaped ? el("span", { class: "escaped-flag", text: t("card.escaped") }) : null,
+    player.gave_die ? el("span", { class: "muted", text: t("card.gave_die") }) : null,
+    ...(player.tokens || []).map(moduleToken),
   );
   showShowing(card, player, game.setup.track_dice);
   showModules(card, player, game);
@@ -732,9 +760,9 @@ function showShowing(card, player, trackDice) {
   for (let i = 0; i < player.locked; i += 1) faces.push(faceIcon("black_mask"));
   fill(
     card.showing,
-    "showing: ",
-    faces.length ? faces : el("span", { text: player.rolled ? "nothing usable" : "not rolled yet" }),
-    el("span", { text: ` · ${player.free_dice} free to roll` }),
+    `${t("card.showing")} `,
+    faces.length ? faces : el("span", { text: t(player.rolled ? "card.nothing_usable" : "card.not_rolled") }),
+    el("span", { text: ` · ${t("card.free", { n: player.free_dice })}` }),
   );
 }
 
@@ -762,7 +790,7 @@ function showModules(card, player, game) {
   if (character) chips.push(characterChip(card.pid, character, player.charged));
   if (owed) {
     chips.push(
-      el("span", { class: "chip curse owed", dataset: { testid: `curses-owed-${card.pid}` } }, `draws ${owed} curse card${owed === 1 ? "" : "s"}`),
+      el("span", { class: "chip curse owed", dataset: { testid: `curses-owed-${card.pid}` } }, t(owed === 1 ? "card.curse_owed_one" : "card.curse_owed", { n: owed })),
     );
   }
   for (const id of curses) {
@@ -815,22 +843,24 @@ function showModules(card, player, game) {
       ),
     );
   });
-  fill(card.modules, chips.length ? chips : el("span", { class: "muted", text: "no curse, no treasure" }));
+  fill(card.modules, chips.length ? chips : el("span", { class: "muted", text: t("card.no_modules") }));
 }
 
 /** Module 6: the player's character card, its ability and whether it is face up. */
 function characterChip(pid, info, charged) {
-  const ready = info.card === "permanent" ? "always on" : charged ? "ready" : "used: face up after the next slam";
+  const ready = t(info.card === "permanent" ? "more.char.always_on" : charged ? "more.char.ready" : "more.char.used");
+  const name = has(`character.${info.character}`) ? t(`character.${info.character}`) : info.character;
+  const side = has(`cardside.${info.card}`) ? t(`cardside.${info.card}`) : info.card;
   return el(
     "span",
     {
       class: `chip character ${info.card}${charged ? "" : " spent"}`,
-      title: `${info.character} (${info.card}): ${info.text}`,
+      title: `${name} (${side}): ${info.text}`,
       dataset: { testid: `character-${pid}` },
     },
     characterIcon(info.character),
-    el("span", { class: "chip-name", text: info.character }),
-    el("small", { text: `${info.card}: ${info.text} · ${ready}` }),
+    el("span", { class: "chip-name", text: name }),
+    el("small", {}, el("span", { class: "ability", text: `${side}: ${info.text}` }), el("span", { class: "charge", text: ` · ${ready}` })),
   );
 }
 
@@ -839,10 +869,25 @@ function showActions(card, player, outcome) {
   const key = `${player.escaped}:${outcome}:${JSON.stringify(player.actions)}:${[...armedFor(card.pid)]}`;
   if (card.actionsKey === key) return;
   card.actionsKey = key;
-  const actions = player.actions
+  const sorted = player.actions
     .map((action, index) => ({ action, index }))
     .sort((a, b) => rank(a.action) - rank(b.action) || a.index - b.index)
-    .map(({ action }) => actionButton(card.pid, action, actionTestId(card.pid, action)));
+    .map(({ action }) => action);
+  // Five or six players share one screen: actions the rules forbid here fold under one line.
+  const fold = Number(document.body.dataset.players) >= 5;
+  const folded = fold ? sorted.filter((action) => isForbidden(card.pid, action)) : [];
+  const shown = folded.length > 1 ? sorted.filter((action) => !folded.includes(action)) : sorted;
+  const actions = shown.map((action) => actionButton(card.pid, action, actionTestId(card.pid, action)));
+  if (shown.length < sorted.length) {
+    actions.push(
+      el(
+        "details",
+        { class: "forbidden-actions", dataset: { testid: `forbidden-${card.pid}` } },
+        el("summary", { text: `${folded.length} more, not allowed here` }),
+        ...folded.map((action) => actionButton(card.pid, action, actionTestId(card.pid, action))),
+      ),
+    );
+  }
   if (actions.length === 0) {
     const text = player.escaped
       ? "escaped: nothing left to do"
@@ -851,10 +896,15 @@ function showActions(card, player, outcome) {
         : outcome === "won"
           ? "the game is won"
           : "no action open here";
-    fill(card.actions, el("span", { class: "no-actions", text }));
+    keepFocus(card.actions, () => fill(card.actions, el("span", { class: "no-actions", text })));
   } else {
-    fill(card.actions, actions);
+    keepFocus(card.actions, () => fill(card.actions, actions));
   }
+}
+
+/** Tell whether the rules forbid an action where the player stands (not merely dice missing). */
+function isForbidden(pid, action) {
+  return !action.possible && Boolean(action.blocked) && !coveredBySpend(pid, action);
 }
 
 function rank(action) {
@@ -862,7 +912,7 @@ function rank(action) {
   return index === -1 ? ACTION_ORDER.length : index;
 }
 
-/** action-<pid>-<action>[-<x>_<y>][-g<gems>][-by-<helper>][-to-<receiver>] */
+/** action-<pid>-<action>[-<x>_<y>][-g<gems>][-by-<helper>][-to-<receiver>][-s<statue space>][-start|-end] */
 export function actionTestId(pid, action) {
   const event = action.event;
   const parts = ["action", pid, action.action];
@@ -875,6 +925,8 @@ export function actionTestId(pid, action) {
   if (action.action === "sacrifice") parts.push(`d${event.dice}`);
   if (action.action === "unlock") parts.push(`by-${event.by}`);
   if (action.action === "give_die") parts.push(`to-${event.to}`);
+  if (action.action === "reveal_statue") parts.push(`s${event.space}`);
+  if (action.action === "time_out") parts.push(event.phase); // two buttons, never one repeated
   return parts.join("-");
 }
 
@@ -917,17 +969,21 @@ function actionButton(pid, action, testid) {
       disabled: !action.possible && !covered,
       dataset: { testid },
       title: action.label,
-      onclick: () => takeAction(pid, action),
+      onclick: (click) => takeAction(pid, action, click, testid),
     },
     el("span", { class: "label" }, moduleIcon(action), actionLabel(action)),
   );
   if (spends.length && (action.possible || covered)) {
     const names = spends.map((id) => current.game.treasures[id].name).join(" + ");
-    button.append(el("span", { class: "odds", text: `with the ${names}` }));
+    button.append(el("span", { class: "odds", text: t("more.act.with", { treasure: names }) }));
   }
   if (!action.possible && !covered) {
-    const why = action.blocked ? `blocked: ${action.blocked}` : action.missing_text ? `missing ${action.missing_text}` : "";
-    if (why) button.append(el("span", { class: "why", text: why }));
+    const why = action.blocked
+      ? t("act.blocked", { reason: action.blocked === WAIT_FOR_ESCAPE ? t("act.wait_escape") : action.blocked })
+      : action.missing_text
+        ? t("act.missing", { what: missingWords(action) })
+        : "";
+    if (why) button.append(el("span", { class: "why", text: why, title: why }));
   }
   const odds = oddsText(action);
   if (odds) button.append(el("span", { class: "odds", text: odds }));
@@ -939,33 +995,88 @@ function actionLabel(action) {
   const side = /\(([NESW])\)$|to the ([NESW])$/.exec(action.label);
   const letter = side ? side[1] || side[2] : null;
   const arrow = letter ? `${SIDE_ARROWS[letter]} ` : "";
-  if (action.action === "discover" && letter) return `${arrow}Discover ${letter}`;
+  if (action.action === "discover" && letter) return `${arrow}${t("act.discover", { side: t(`side.${letter}`) })}`;
   if (action.action === "carry" && letter) {
     const target = current && current.game ? current.game.temple.find((t) => sameCell(t.cell, action.event.cell)) : null;
-    return `${arrow}Carry the chalice into ${target ? target.label : "the next chamber"}`;
+    return `${arrow}${target ? t("more.act.carry", { name: target.label }) : t("more.act.carry_next")}`;
   }
   if (action.action === "enter" && letter) {
     const target = current && current.game ? current.game.temple.find((t) => sameCell(t.cell, action.event.cell)) : null;
     const name = target ? target.label : action.label.replace(/^enter /, "").replace(/ \([NESW]\)$/, "");
-    return `${arrow}Enter ${name}`;
+    return `${arrow}${t("act.enter", { name })}`;
   }
   if (action.action === "use" && action.event.treasure === "teleport") {
     const target = current && current.game ? current.game.temple.find((t) => sameCell(t.cell, action.event.cell)) : null;
     const who = target ? target.players.map((p) => playerStyle(p).name).join(", ") : "";
-    return `Teleport to ${who || (target ? target.label : "another adventurer")}`;
+    const name = who || (target ? target.label : "");
+    return name ? t("more.act.teleport", { name }) : t("more.act.teleport_anyone");
   }
+  const told = lang === "en" ? null : basicLabel(action);
+  if (told) return `${arrow}${told}`;
   const label = action.label.charAt(0).toUpperCase() + action.label.slice(1);
   return `${arrow}${label}`;
 }
 
-function oddsText(action) {
-  if (action.possible || action.blocked || action.chance_next_roll === null) return "";
-  const chance = `next roll ${Math.round(action.chance_next_roll * 100)} %`;
-  if (action.expected_rolls === null) return `${chance}, not enough dice`;
-  return `${chance}, ~${action.expected_rolls.toFixed(1)} rolls`;
+/** What an action still needs ("2 keys, 1 torch"): the engine's words in English, the
+ * catalog's counted icons in the page's language. */
+function missingWords(action) {
+  if (lang === "en" || !action.missing) return action.missing_text;
+  const parts = Object.entries(action.missing).map(([face, n]) =>
+    FACES.includes(face) ? t(`count.${face}.${n === 1 ? "one" : "many"}`, { n }) : `${n} ${face}`,
+  );
+  return joinNames(parts);
 }
 
-function takeAction(pid, action) {
+/** A player's name as a card shows it: the id in English (capitalised by the style sheet), the
+ * colour's name in the page's language otherwise. */
+function shownName(pid) {
+  return lang === "en" ? pid : playerStyle(pid).name;
+}
+
+const WAIT_FOR_ESCAPE = 'wait for "Escape!"'; // the dashboard's reason during the introduction
+
+/** The basic game's actions in the page's language, from the action's own event (null for any
+ * other: its label is the engine's, in English). */
+function basicLabel(action) {
+  const event = action.event || {};
+  const count = (n, thing) => t(`count.${thing}.${n === 1 ? "one" : "many"}`, { n });
+  if (action.action === "escape") return t("act.escape", { keys: count(current.game.state.keys_to_escape, "key") });
+  if (action.action === "give_die") return t("act.give_die", { name: playerStyle(event.to).name });
+  if (action.action === "turn_of_fate") return t("act.turn_of_fate");
+  if (action.action === "curse") return t("act.curse");
+  if (action.action === "lose_die") return t("act.lose_die");
+  if (action.action === "claim") return t("act.claim", { keys: count(2, "key") });
+  if (action.action === "lift" && has(`card.${event.card}`)) return t("act.lift", { card: t(`card.${event.card}`) });
+  if (action.action === "use" && !event.cell && has(`treasure.${event.treasure}`)) {
+    return t("act.use", { treasure: t(`treasure.${event.treasure}`) });
+  }
+  if (action.action === "unlock") {
+    const masks = count(event.count, "black_mask");
+    if (event.by === event.player) return t("act.unlock", { masks });
+    return t("act.unlock_helped", { masks, name: playerStyle(event.by).name });
+  }
+  if (action.action === "activate" && !event.offering) {
+    const tile = current.game.temple.find((placed) => sameCell(placed.cell, event.cell));
+    const icons = tile && tile.gem_icons;
+    if (!icons || !icons.costs[event.gems - 1]) return null;
+    const cost = count(icons.costs[event.gems - 1], icons.icon);
+    const key = (event.players || []).length > 1 ? "act.activate_together" : "act.activate";
+    return t(key, { gems: count(event.gems, "gem"), cost });
+  }
+  return null;
+}
+
+function oddsText(action) {
+  if (action.possible || action.blocked || action.chance_next_roll === null) return "";
+  const chance = t("act.next_roll", { percent: Math.round(action.chance_next_roll * 100) });
+  if (action.expected_rolls === null) return t("act.not_enough_dice", { chance });
+  return t("act.rolls", { chance, rolls: action.expected_rolls.toFixed(1) });
+}
+
+async function takeAction(pid, action, click = null, id = "action") {
+  const what = `card:${pid}`;
+  if (repeatClick(what, click, id)) return;
+  if (action.action === "escape" && !(await confirmEscape(pid))) return;
   const spends = spendsFor(pid, action);
   const event = spends.length ? { ...action.event, treasures: spends } : action.event;
   const sent = (verdict) => {
@@ -979,14 +1090,50 @@ function takeAction(pid, action) {
   else if (action.action === "claim") openTreasurePicker(pid, { ...action, event }, sent);
   else if (action.action === "use" && action.event.treasure === "secret_passage") openPassagePicker(pid, action);
   else if (action.choices) openChoicePicker(pid, action);
-  else sendEvent(event).then(sent);
+  else sendEvent(event, what, id).then(sent);
+}
+
+/** Ask once before an escape (the last one out wins the game at one click otherwise). */
+function confirmEscape(pid) {
+  const name = playerStyle(pid).name;
+  const inside = Object.entries(current.game.players)
+    .filter(([other, player]) => other !== pid && !player.escaped)
+    .map(([other]) => playerStyle(other).name);
+  const detail = inside.length
+    ? `${name} leaves the temple for good; ${inside.join(", ")} ${inside.length === 1 ? "is" : "are"} still inside.`
+    : `${name} is the last one inside: this wins the game.`;
+  return new Promise((resolve) => {
+    let answer = false;
+    const yes = el("button", { class: "btn btn-primary btn-big", dataset: { testid: "confirm-escape-yes" } }, t("game.escape_yes", { name }));
+    const no = el("button", { class: "btn btn-big", dataset: { testid: "confirm-escape-no" } }, t("game.escape_no"));
+    const dialog = el(
+      "dialog",
+      { class: "picker confirm-dialog", dataset: { testid: "confirm-escape" }, "aria-labelledby": "confirm-escape-title" },
+      el("h2", { id: "confirm-escape-title", text: t("game.escape_question", { name }) }),
+      el("p", { text: detail }),
+      el("div", { class: "button-row" }, yes, no),
+    );
+    yes.addEventListener("click", () => {
+      answer = true;
+      dialog.close();
+    });
+    no.addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(answer);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    no.focus(); // Enter pressed twice never escapes by mistake
+  });
 }
 
 // ----- the dice roll entry ----------------------------------------------------------------------
 
 function addFace(card, face) {
   if (card.roll.length >= card.dice) {
-    toast(`${card.pid} holds ${card.dice} dice: remove a face first`, "error", 4);
+    const name = playerStyle(card.pid).name;
+    toast(t("card.too_many_faces", { name, dice: t(`count.die.${card.dice === 1 ? "one" : "many"}`, { n: card.dice }) }), "error", 4);
     return;
   }
   card.roll.push(face);
@@ -1002,7 +1149,7 @@ function showRoll(card) {
   fill(
     card.rollBox,
     card.roll.length === 0
-      ? el("span", { class: "muted", text: `click ${card.dice} faces` })
+      ? el("span", { class: "muted", text: `click ${card.dice} ${card.dice === 1 ? "face" : "faces"}` })
       : card.roll.map((face, index) =>
           el(
             "button",
@@ -1018,18 +1165,25 @@ function showRoll(card) {
           ),
         ),
   );
-  setText(card.reportButton, `Report roll (${card.roll.length}/${card.dice})`);
+  if (card.locked) {
+    const masks = [];
+    for (let i = 0; i < card.locked; i += 1) masks.push(faceIcon("black_mask"));
+    card.rollBox.append(el("span", { class: "muted locked-note", dataset: { testid: `roll-locked-${card.pid}` } }, " + ", masks, ` ${card.locked} locked`));
+  }
+  setText(card.reportButton, t("card.report_roll_count", { n: card.roll.length, dice: card.dice }));
   card.reportButton.disabled = card.roll.length === 0;
 }
 
-async function reportRoll(card) {
-  const verdict = await sendEvent({ type: "dice", player: card.pid, faces: card.roll.slice() });
+async function reportRoll(card, click = null) {
+  if (repeatClick(`card:${card.pid}`, click, "report-roll")) return;
+  // The locked dice still show their black masks: the record lists every die.
+  const faces = [...card.roll, ...Array(card.locked || 0).fill("black_mask")];
+  const verdict = await sendEvent({ type: "dice", player: card.pid, faces }, `card:${card.pid}`, "report-roll");
   if (verdict && verdict.ok) clearRoll(card);
 }
 
 // ----- the discover picker ----------------------------------------------------------------------
 
-const SIDE_WORDS = { N: "north", E: "east", S: "south", W: "west" };
 let enrolledPhotos = null; // tile id -> true when the user enrolled a photo of it
 
 /** Which tiles have an enrolled photo (asked once; none when the library cannot be read). */
@@ -1067,12 +1221,17 @@ async function openPicker(pid, action, after = () => {}) {
   const letter = side ? side[1] : null;
   const stairs = letter ? SIDES[(SIDES.indexOf(letter) + 2) % 4] : "S"; // it faces the discoverer
   const name = playerStyle(pid).name;
-  setText($("picker-title"), `${name} discovers the chamber ${letter ? `to the ${SIDE_WORDS[letter]}` : "next door"}: which tile?`);
+  setText(
+    $("picker-title"),
+    lang === "en"
+      ? `${name} discovers the chamber ${letter ? `to the ${SIDE_WORDS[letter]}` : "next door"}: which tile?`
+      : t("picker.discovers", { name, where: letter ? t(`dir.${SIDE_WORDS[letter]}`) : "?" }),
+  );
   const withPhoto = await photos();
   fill(
     $("picker-tiles"),
     pile.length === 0
-      ? el("p", { class: "muted", text: "The draw pile is empty." })
+      ? el("p", { class: "muted", text: t("picker.pile_empty") })
       : pile.map((tile) =>
           el(
             "button",
@@ -1083,7 +1242,7 @@ async function openPicker(pid, action, after = () => {}) {
               dataset: { testid: `pick-tile-${tile.id}` },
               onclick: () => {
                 dialog.close();
-                sendEvent({ ...action.event, tile: tile.id }).then(after);
+                sendEvent({ ...action.event, tile: tile.id }, `card:${pid}`).then(after);
               },
             },
             pileTilePicture(tile, stairs, withPhoto.has(tile.id)),
@@ -1097,7 +1256,7 @@ async function openPicker(pid, action, after = () => {}) {
 // ----- the module pickers: the curse card drawn, the treasure turned up, the secret passage -----
 
 /** Open the module picker with these choices: [{testid, icon, name, note, event}]. */
-function openModulePicker(title, hint, choices, after = () => {}) {
+function openModulePicker(title, hint, choices, after = () => {}, what = "picker") {
   const dialog = $("module-picker");
   setText($("module-picker-title"), title);
   setText($("module-picker-hint"), hint);
@@ -1112,7 +1271,8 @@ function openModulePicker(title, hint, choices, after = () => {}) {
           dataset: { testid: choice.testid },
           onclick: () => {
             dialog.close();
-            sendEvent(choice.event).then(after);
+            if (choice.next) choice.next(); // a second question first (which treasure to discard)
+            else sendEvent(choice.event, what).then(after);
           },
         },
         choice.icon,
@@ -1124,12 +1284,16 @@ function openModulePicker(title, hint, choices, after = () => {}) {
   dialog.showModal();
 }
 
+/** Curse cards that make the player discard one of his treasure tiles (The Pit's). */
+const DISCARDS_A_TREASURE = new Set(["lost_treasure"]);
+
 function openCursePicker(pid, action) {
   const cards = current.game.curse_cards;
   const held = current.game.players[pid].curses || [];
+  const kinds = [...new Set(current.game.players[pid].treasures || [])];
   const name = playerStyle(pid).name;
   openModulePicker(
-    `${name} draws a curse card: which one?`,
+    t("picker.curse", { name }),
     "Pick the card drawn from the curse pile.",
     Object.entries(cards).map(([id, info]) => ({
       testid: `pick-curse-${id}`,
@@ -1137,7 +1301,29 @@ function openCursePicker(pid, action) {
       name: info.name,
       note: held.includes(id) ? `${name} has it already: discarded without effect` : info.effect,
       event: { ...action.event, card: id },
+      next: DISCARDS_A_TREASURE.has(id) && kinds.length > 1 ? () => openDiscardPicker(pid, { ...action.event, card: id }, kinds) : null,
     })),
+    () => {},
+    `card:${pid}`,
+  );
+}
+
+/** A curse card that costs a treasure tile, the player holding several kinds: which one goes. */
+function openDiscardPicker(pid, event, kinds) {
+  const tiles = current.game.treasures || {};
+  const name = playerStyle(pid).name;
+  openModulePicker(
+    `${name} drew ${(current.game.curse_cards[event.card] || { name: "the curse" }).name}: which treasure tile does ${name} discard?`,
+    "Pick the tile put back in the box.",
+    kinds.map((id) => ({
+      testid: `pick-discard-${id}`,
+      icon: treasureIcon(id, (tiles[id] || { name: id }).name),
+      name: (tiles[id] || { name: id }).name,
+      note: "discarded",
+      event: { ...event, treasure: id },
+    })),
+    () => {},
+    `card:${pid}`,
   );
 }
 
@@ -1155,22 +1341,26 @@ function openTreasurePicker(pid, action, after) {
       event: { ...action.event, treasure: id },
     })),
     after,
+    `card:${pid}`,
   );
 }
 
 /** An action with several ways to do it (a character's run, turn or move): pick one. */
 function openChoicePicker(pid, action) {
   const who = playerStyle(pid).name;
+  const statue = action.action === "reveal_statue"; // the Riddle chamber: the colour turned up
   openModulePicker(
     `${who}: ${action.label}`,
-    "Pick where, as on the table.",
+    statue ? "Turn the statue up: which colour does it show?" : "Pick where, as on the table.",
     action.choices.map((choice, index) => ({
       testid: `pick-choice-${index}`,
       icon: null,
-      name: choice.name,
+      name: statue ? `${choice.name.charAt(0).toUpperCase()}${choice.name.slice(1)} statue` : choice.name,
       note: choice.note || "",
       event: choice.event,
     })),
+    () => {},
+    `card:${pid}`,
   );
 }
 
@@ -1186,15 +1376,56 @@ function openPassagePicker(pid, action) {
       note: "joined for good",
       event: { ...action.event, cells: spot.cells },
     })),
+    () => {},
+    `card:${pid}`,
   );
 }
 
 // ----- sending --------------------------------------------------------------------------------
 
-/** POST an event; show a rejection loudly. Resolves to the verdict (or null on error). */
-async function sendEvent(event) {
-  const result = await api("/api/event", { method: "POST", body: { event } });
-  return handleVerdict(result, `${event.type} event`);
+const REPEAT_MS = 500;
+const lastClicks = new Map(); // where it was clicked ("card:red", "undo") -> {at: ms, id: button}
+const sending = new Map(); // where -> the button whose event is being sent now
+
+/**
+ * Whether this click repeats one: the second click of a double click (wherever it lands once
+ * the card is rebuilt), the same button again within half a second, or while its event is still
+ * being sent. A double click records one event, never two; the repeat is ignored, and the page
+ * says so. Another button of the same card is another action and goes through.
+ */
+function repeatClick(what, click = null, id = what) {
+  const now = performance.now();
+  const last = lastClicks.get(what);
+  const again = Boolean(click && click.detail > 1);
+  const soon = last !== undefined && last.id === id && now - last.at < REPEAT_MS;
+  if (again || soon || sending.get(what) === id) {
+    const said = what === "undo" ? "Undo" : what.startsWith("card:") ? `${playerStyle(what.slice(5)).name}'s card` : "that";
+    toast(lang === "en" ? `A second click on ${said} was ignored: one is taken at a time.` : t("game.second_click"), "info", 3);
+    return true;
+  }
+  lastClicks.set(what, { at: now, id });
+  return false;
+}
+
+/**
+ * POST an event with a fresh key for this click (a retry after a lost answer is answered with
+ * the first verdict and records nothing); show a rejection loudly. Resolves to the verdict (or
+ * null on error). `what` is what was clicked: a repeat of it is ignored while this is sent.
+ */
+async function sendEvent(event, what = `card:${event.player || "team"}`, id = "picker") {
+  const key = freshKey();
+  sending.set(what, id);
+  try {
+    let result = await api("/api/event", { method: "POST", body: { event, key } });
+    if (!result.ok && result.status === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      result = await api("/api/event", { method: "POST", body: { event, key } }); // the same key
+    }
+    return handleVerdict(result, `${event.type} event`);
+  } finally {
+    sending.delete(what);
+    lastClicks.set(what, { at: performance.now(), id });
+  }
 }
 
 function handleVerdict(result, what) {
@@ -1207,22 +1438,39 @@ function handleVerdict(result, what) {
   }
   acceptState(result.data.state);
   const verdict = result.data.verdict;
-  if (!verdict.ok) toast(`Rejected: ${result.data.reason_text || verdict.reason}`);
+  if (!verdict.ok) toast(t("game.rejected_toast", { reason: result.data.reason_text || verdict.reason }));
   return verdict;
 }
 
 /** POST a correction of one log line (event null removes it); resolves to the verdict. */
 async function sendCorrection(line, event) {
-  const result = await api("/api/correct", { method: "POST", body: { line, event } });
+  const result = await api("/api/correct", { method: "POST", body: { line, event, key: freshKey() } });
   const verdict = handleVerdict(result, `fix of line ${line}`);
-  if (verdict && verdict.ok) toast(event === null ? `Line ${line} removed.` : `Line ${line} corrected.`, "info", 3);
+  if (verdict && verdict.ok) toast(t(event === null ? "fix.removed_toast" : "fix.corrected_toast", { line }), "info", 3);
   return verdict;
 }
 
-async function undo() {
-  const result = await api("/api/undo", { method: "POST", body: {} });
+async function undo(click) {
+  if (repeatClick("undo", click)) return;
+  sending.set("undo", "undo");
+  let result;
+  try {
+    result = await api("/api/undo", { method: "POST", body: { key: freshKey() } });
+  } finally {
+    sending.delete("undo");
+    lastClicks.set("undo", { at: performance.now(), id: "undo" });
+  }
   const verdict = handleVerdict(result, "undo");
-  if (verdict && verdict.ok) toast("The last event was taken back.", "info", 3);
+  if (verdict && verdict.ok) toast(t("game.undone_toast", { what: undoneWords(result.data.state) }), "info", 5);
+}
+
+/** What the undo just recorded took back, in the log's words. */
+function undoneWords(state) {
+  const log = (state && state.log) || [];
+  if (log.length === 0) return "the last action.";
+  const undoLine = Math.max(...log.map((entry) => entry.line));
+  const target = log.find((entry) => entry.undone_by === undoLine);
+  return target ? `${target.text}.` : "the last action.";
 }
 
 let restartArmedUntil = 0;
@@ -1230,11 +1478,11 @@ let restartArmedUntil = 0;
 async function clockAction(action) {
   if (action === "restart" && Date.now() > restartArmedUntil) {
     restartArmedUntil = Date.now() + 4000;
-    setText($("clock-restart"), "↺ Sure? Click again");
-    setTimeout(() => setText($("clock-restart"), "↺ Restart"), 4000);
+    setText($("clock-restart"), t("game.restart_sure"));
+    setTimeout(() => setText($("clock-restart"), t("game.restart")), 4000);
     return;
   }
-  setText($("clock-restart"), "↺ Restart");
+  setText($("clock-restart"), t("game.restart"));
   const result = await api("/api/clock", { method: "POST", body: { action } });
   if (!result.ok) {
     toast(`${action}: ${result.error}`); // the clock is not a game event: never a rejected one
@@ -1251,7 +1499,7 @@ function sendAdvanced() {
   try {
     event = JSON.parse(text);
   } catch (error) {
-    toast(`That is not valid JSON: ${error.message}`);
+    toast(t("game.bad_json", { error: error.message }));
     return;
   }
   if (!event || typeof event !== "object" || Array.isArray(event)) {
@@ -1284,7 +1532,7 @@ class LiveUpdates {
   }
 
   connect() {
-    const source = new EventSource("/api/stream");
+    const source = new EventSource(`/api/stream?lang=${encodeURIComponent(lang)}`);
     this.source = source;
     source.onopen = () => {
       if (!this.unreadable) this.setStatus("down", "connecting…");
@@ -1299,7 +1547,7 @@ class LiveUpdates {
       }
       this.unreadable = null;
       this.delay = 1000;
-      this.setStatus("live", "● live");
+      this.setStatus("live", t("conn.live"));
       this.stopPolling();
       this.onState(state);
     };
@@ -1318,7 +1566,7 @@ class LiveUpdates {
       this.source = null;
       const retry = `retry in ${Math.round(this.delay / 1000)} s`;
       if (this.unreadable) this.setStatus("broken", `⚠ ${this.unreadable}: not live (${retry})`);
-      else this.setStatus("down", `reconnecting… (${retry})`);
+      else this.setStatus("down", t("conn.reconnecting", { retry }));
       this.startPolling();
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, MAX_RECONNECT_MS);
@@ -1364,7 +1612,7 @@ function wireControls() {
   $("picker-cancel").addEventListener("click", () => $("tile-picker").close());
   $("module-picker-cancel").addEventListener("click", () => $("module-picker").close());
   wireFixDialog();
-  window.addEventListener("resize", () => current && current.game && renderTemple(current));
+  wireTemple();
   // Browsers let a page start audio after a click: any first click enables the soundtrack.
   document.addEventListener("pointerdown", () => audio.userGesture(), { capture: true });
   document.addEventListener("visibilitychange", () => {
@@ -1384,16 +1632,16 @@ setInterval(tick, TICK_MS);
 // ----- the camera ---------------------------------------------------------------------------
 
 function cameraStatusText(vision) {
-  const parts = [vision.mode === "demo" ? "demo recording" : "camera"];
+  const parts = [t(vision.mode === "demo" ? "camera.demo_recording" : "camera.camera")];
   const cam = vision.camera;
   if (cam) {
     parts.push(cam.status);
     if (cam.width) parts.push(`${cam.width}×${cam.height}`);
     parts.push(`${cam.fps} fps`);
-    if (cam.dropped) parts.push(`${cam.dropped} frames skipped`);
+    if (cam.dropped) parts.push(t("camera.skipped", { n: cam.dropped }));
   }
   const pipe = vision.pipeline;
-  if (pipe) parts.push(`vision ${pipe.fps} fps, ${pipe.ms_median ?? "–"} ms`);
+  if (pipe) parts.push(t("camera.vision_rate", { fps: pipe.fps, ms: pipe.ms_median ?? "–" }));
   return parts.join(" · ");
 }
 
@@ -1406,16 +1654,39 @@ function renderVision(vision) {
   panel.hidden = false;
   const video = $("camera-video");
   if (!video.getAttribute("src")) video.setAttribute("src", "/api/video.mjpg");
+  if (!panel.dataset.enlargeReady) {
+    panel.dataset.enlargeReady = "1";
+    $("camera-enlarge").addEventListener("click", () => enlargeCamera(!panel.classList.contains("enlarged")));
+    video.addEventListener("click", () => enlargeCamera(!panel.classList.contains("enlarged")));
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && panel.classList.contains("enlarged")) enlargeCamera(false);
+    });
+  }
   setText($("camera-status"), cameraStatusText(vision));
   const notes = [];
   if (vision.note) notes.push(vision.note);
   if (vision.camera && vision.camera.last_error && vision.camera.status !== "live") notes.push(vision.camera.last_error);
-  if (vision.pipeline && vision.pipeline.last_error) notes.push(`vision: ${vision.pipeline.last_error}`);
+  if (vision.pipeline && vision.pipeline.last_error) notes.push(t("camera.vision_error", { error: vision.pipeline.last_error }));
   for (const problem of vision.problems || []) notes.push(problem);
-  for (const wait of vision.waiting || []) notes.push(`waiting: ${wait}`);
-  if (!vision.calibrated) notes.push("The table is not calibrated: run templecam calibrate (see the README).");
-  if (vision.demo_game && !vision.playing_demo) notes.push("The demo recording shows another game: start it from the set-up page (Watch the demo game).");
+  for (const wait of vision.waiting || []) notes.push(t("camera.waiting", { what: wait }));
+  if (!vision.calibrated) notes.push(t("camera.not_calibrated"));
+  if (vision.demo_game && !vision.playing_demo) notes.push(t("camera.demo_other_game"));
   fill($("camera-notes"), notes.map((text) => el("li", { text })));
+}
+
+/** Show the camera picture large (over the page, as wide as the screen allows) or back in its
+ * panel; the page remembers the choice. */
+function enlargeCamera(on) {
+  const panel = $("camera-panel");
+  panel.classList.toggle("enlarged", on);
+  const button = $("camera-enlarge");
+  button.textContent = t(on ? "game.smaller" : "game.enlarge");
+  button.setAttribute("aria-pressed", String(on));
+  try {
+    localStorage.setItem("templecam-camera-enlarged", on ? "1" : "");
+  } catch {
+    /* private mode: not remembered */
+  }
 }
 
 async function pollVision() {
@@ -1425,3 +1696,8 @@ async function pollVision() {
 }
 
 pollVision();
+try {
+  if (localStorage.getItem("templecam-camera-enlarged")) enlargeCamera(true);
+} catch {
+  /* private mode: not remembered */
+}

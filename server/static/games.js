@@ -1,7 +1,8 @@
 // Past games: the saved games (GET /api/games) and the replay of one (GET /api/games/{id}).
 //
-// Test ids: games-list, game-<id> (a button per saved game), games-error, replay,
-// replay-title, replay-outcome, replay-state, replay-events (li.rejected for rejected events).
+// Test ids: games-list, game-<id> (a button per saved game), outcome-<id> (its outcome in
+// words), games-error, replay, replay-title, replay-outcome, replay-state, replay-players,
+// replay-temple, replay-events (li.rejected for rejected events).
 
 import { api, el, fill, formatClock, playerBadge } from "./common.js";
 
@@ -48,11 +49,16 @@ function gameItem(game) {
       "button",
       { dataset: { testid: `game-${game.game_id}`, game: game.game_id }, onclick: () => openGame(game.game_id) },
       el("span", { class: "when", text: when(game.created) }),
+      el("span", {
+        class: `game-outcome outcome-word ${game.outcome || ""}`,
+        dataset: { testid: `outcome-${game.game_id}` },
+        text: game.outcome_text || game.outcome || "",
+      }),
       el(
         "span",
         { class: "meta" },
         game.players.map((pid) => playerBadge(pid)),
-        ` ${events} event${events === 1 ? "" : "s"} · ${game.game_id}`,
+        ` ${events} event${events === 1 ? "" : "s"}`,
       ),
     ),
   );
@@ -79,9 +85,10 @@ function renderReplay(replay) {
   fill(
     replayBox,
     el("h2", { class: "replay-title", dataset: { testid: "replay-title" }, text: `Game ${replay.game_id}` }),
+    el("a", { class: "btn", href: `/games/${encodeURIComponent(replay.game_id)}`, dataset: { testid: "story-link" } }, "The story of this game: plots, moments, video"),
     finalState(state, replay.events.length, rejected),
-    playersTable(state),
-    templeTable(state),
+    playersTable(state, replay.words),
+    templeTable(replay.words),
     el("h2", { text: "Events" }),
     eventsList(replay),
   );
@@ -103,17 +110,17 @@ function finalState(state, events, rejected) {
   );
 }
 
-function playersTable(state) {
+function playersTable(state, words) {
   return el(
     "table",
-    { class: "state-table" },
+    { class: "state-table", dataset: { testid: "replay-players" } },
     el("tr", {}, ["player", "where", "dice", "locked"].map((h) => el("th", { text: h }))),
     Object.entries(state.players).map(([pid, p]) =>
       el(
         "tr",
         {},
-        el("td", {}, playerBadge(pid), " ", pid),
-        el("td", { text: p.escaped ? "escaped" : `[${p.cell}]` }),
+        el("td", {}, playerBadge(pid), " ", pid.charAt(0).toUpperCase() + pid.slice(1)),
+        el("td", { text: words.players[pid] || (p.escaped ? "out of the temple" : "somewhere") }),
         el("td", { text: String(p.dice) }),
         el("td", { text: String(p.locked) }),
       ),
@@ -121,18 +128,20 @@ function playersTable(state) {
   );
 }
 
-function templeTable(state) {
+const STAIRS = { N: "north", E: "east", S: "south", W: "west" };
+
+function templeTable(words) {
   return el(
     "table",
-    { class: "state-table" },
-    el("tr", {}, ["chamber", "cell", "stairs", "active gems"].map((h) => el("th", { text: h }))),
-    state.temple.map((tile) =>
+    { class: "state-table", dataset: { testid: "replay-temple" } },
+    el("tr", {}, ["chamber", "where", "stairway faces", "active gems"].map((h) => el("th", { text: h }))),
+    words.temple.map((tile) =>
       el(
         "tr",
         {},
-        el("td", { text: tile.tile }),
-        el("td", { text: `[${tile.cell}]` }),
-        el("td", { text: tile.stairs }),
+        el("td", { title: tile.name, text: tile.label }),
+        el("td", { text: tile.where }),
+        el("td", { text: STAIRS[tile.stairs] || tile.stairs }),
         el("td", { text: String(tile.gems) }),
       ),
     ),
@@ -157,7 +166,7 @@ function eventsList(replay) {
           "span",
           {},
           entry.text,
-          verdict.ok ? null : el("span", { class: "reason", text: `rejected: ${verdict.reason}` }),
+          verdict.ok ? null : el("span", { class: "reason", text: `rejected: ${entry.reason_text || verdict.reason}` }),
         ),
       );
     }),

@@ -6,6 +6,7 @@
 // Test ids: timers, timer-<colour> (its row), timer-left-<colour>.
 
 import { el, fill, setText } from "./common.js";
+import { t as say } from "./words.js";
 
 const WARN_SECONDS = 10;
 let ctx = null;
@@ -106,7 +107,7 @@ export function tickTimers(box, t, running) {
     const row = box.children[index];
     if (!row) return;
     const left = Math.max(0, timer.ends - t);
-    setText(row.querySelector(".timer-left"), left > 0 ? `${Math.ceil(left)} s` : "sand out");
+    setText(row.querySelector(".timer-left"), left > 0 ? say("sand.seconds", { n: Math.ceil(left) }) : say("sand.out"));
     row.querySelector(".timer-sand").style.width = `${Math.max(0, Math.min(100, (left / timer.seconds) * 100))}%`;
     row.classList.toggle("hurry", left <= WARN_SECONDS);
     const id = `${timer.colour}@${timer.ends}`;

@@ -5,10 +5,13 @@
 // demo-row, demo-game (shown while the demo recording plays), starting-temple, start-layout,
 // start-tile-<W|E> and start-choice-<W|E> (the two drawn chambers and their pickers), redraw,
 // read-start (shown with a calibrated camera) and start-seen (what the camera saw, or why not),
-// module-<id> (a Big Box module's checkbox, e.g. module-curses).
+// module-<id> (a Big Box module's checkbox, e.g. module-curses), character-<colour>,
+// new-quests and new-quest-<id> (Queenie 15's chambers drawn), maya-side, queenie-note-<id>.
 
 import { api, el, fill, PLAYER_COLOURS, playerStyle, shapeIcon } from "./common.js";
 import { pileTileNode } from "./tile-art.js";
+import { timerChoice } from "./timer-options.js";
+import { has, lang, t } from "./words.js";
 
 const form = document.getElementById("setup");
 const togglesBox = document.getElementById("player-toggles");
@@ -32,8 +35,8 @@ function buildToggles() {
         onclick: () => togglePlayer(colour, button),
       },
       el("span", { class: "swatch" }, shapeIcon(look.shape)),
-      el("span", { class: "player-name", text: colour }),
-      el("span", { class: "check", text: "not playing" }),
+      el("span", { class: "player-name", text: look.name }),
+      el("span", { class: "check", text: t("setup.not_playing") }),
     );
     togglesBox.append(button);
   }
@@ -44,7 +47,7 @@ function togglePlayer(colour, button) {
   else chosen.add(colour);
   const on = chosen.has(colour);
   button.setAttribute("aria-pressed", String(on));
-  button.querySelector(".check").textContent = on ? "✓ playing" : "not playing";
+  button.querySelector(".check").textContent = t(on ? "setup.playing" : "setup.not_playing");
   hideError();
   updateSummary();
 }
@@ -61,8 +64,8 @@ function selected(name) {
 
 function updateSummary() {
   const players = chosenPlayers();
-  const who = players.length ? players.join(", ") : "nobody yet";
-  const dice = document.getElementById("track-dice").checked ? "camera tracks the dice" : "manual mode";
+  const who = players.length ? players.map((pid) => playerStyle(pid).name).join(", ") : t("setup.nobody");
+  const dice = t(document.getElementById("track-dice").checked ? "setup.summary_camera" : "setup.summary_manual");
   const names = moduleInfo
     .filter((m) => chosenModules().includes(m.id))
     .map((m) => {
@@ -72,11 +75,14 @@ function updateSummary() {
       return m.name;
     });
   document.getElementById("time-count-row").hidden = !chosenModules().includes("time");
+  document.getElementById("torch-penalty-row").hidden = !chosenModules().includes("time");
   document.getElementById("trap-count-row").hidden = !chosenModules().includes("traps");
   document.getElementById("quest-count-row").hidden = !chosenModules().includes("quests");
   renderCharacters();
-  const modules = names.length ? names.join(" + ") : "basic game";
-  summary.textContent = `${players.length} player${players.length === 1 ? "" : "s"}: ${who} · ${selected("difficulty")} · ${modules} · ${dice}`;
+  renderQueenieChoices();
+  const modules = names.length ? names.join(" + ") : t("setup.basic_game");
+  const count = players.length === 1 ? t("setup.summary_player", { who }) : t("setup.summary_players", { count: players.length, who });
+  summary.textContent = `${count} · ${t(`setup.${selected("difficulty")}`)} · ${modules} · ${dice}`;
 }
 
 function showError(message) {
@@ -92,7 +98,11 @@ async function startGame(event) {
   event.preventDefault();
   const players = chosenPlayers();
   if (players.length === 0) {
-    showError("Choose at least one player: click the colours of the adventurers at the table.");
+    showError(t("setup.no_players"));
+    return;
+  }
+  if (chosenModules().includes("new_quests") && queenieFields().new_quests.length === 0) {
+    showError("Tick at least one of the new quest chambers, or untick that module.");
     return;
   }
   const body = {
@@ -102,28 +112,32 @@ async function startGame(event) {
     starting_chambers: startingChambers(),
     ...(chosenModules().includes("quests") ? { quest_count: questCount() } : {}),
     ...(chosenModules().includes("traps") ? { trap_count: trapCount() } : {}),
-    ...(chosenModules().includes("time") ? { time_count: timeCount() } : {}),
+    ...(chosenModules().includes("time")
+      ? { time_count: timeCount(), torch_penalty: document.getElementById("torch-penalty").value }
+      : {}),
     ...(chosenModules().includes("characters") ? { characters: chosenCharacters() } : {}),
+    ...queenieFields(),
     track_dice: document.getElementById("track-dice").checked,
     audio: selected("audio"),
+    ...timerChoice(),
   };
   startButton.disabled = true;
-  startButton.textContent = "Starting…";
+  startButton.textContent = t("setup.starting");
   const result = await api("/api/games", { method: "POST", body });
   if (result.ok) {
     window.location.assign("/game");
     return;
   }
   startButton.disabled = false;
-  startButton.textContent = "Start game";
-  showError(`The game could not start: ${result.error}`);
+  startButton.textContent = t("setup.start_game");
+  showError(t("setup.could_not_start", { error: result.error }));
 }
 
 /** Tell whether host audio exists, and whether a game is already running. */
 async function loadServerState() {
   const result = await api("/api/state");
   if (!result.ok) {
-    showError(`The server did not answer: ${result.error}`);
+    showError(t("setup.no_answer", { error: result.error }));
     return;
   }
   const state = result.data;
@@ -137,8 +151,8 @@ async function loadServerState() {
     const box = document.getElementById("running-game");
     fill(
       box,
-      `A game is running (${state.game.setup.players.join(", ")}). Starting a new one keeps it saved. `,
-      el("a", { href: "/game", text: "Go back to it" }),
+      `${t("setup.running", { players: state.game.setup.players.map((pid) => playerStyle(pid).name).join(", ") })} `,
+      el("a", { href: "/game", text: t("setup.go_back") }),
     );
     box.hidden = false;
     document.getElementById("game-link").hidden = false;
@@ -173,7 +187,7 @@ function renderStartingTemple() {
       "select",
       {
         class: "start-choice",
-        "aria-label": `chamber to the ${side === "W" ? "west" : "east"} of the start`,
+        "aria-label": t(side === "W" ? "more.setup.west_of" : "more.setup.east_of"),
         dataset: { testid: `start-choice-${side}` },
         onchange: (event) => {
           // The tile lying on the other side? Then the two swap places.
@@ -194,7 +208,7 @@ function renderStartingTemple() {
   fill(
     document.getElementById("start-layout"),
     chamberColumn(0, "W"),
-    el("div", { class: "start-slot", title: startingDraw.start.name }, pileTileNode(startingDraw.start, "S", size), el("span", { class: "muted", text: "start" })),
+    el("div", { class: "start-slot", title: startingDraw.start.name }, pileTileNode(startingDraw.start, "S", size), el("span", { class: "muted", text: t("more.setup.start") })),
     chamberColumn(1, "E"),
   );
 }
@@ -249,9 +263,20 @@ let moduleInfo = []; // [{id, number, name, summary}] from /api/modules
 
 const characterPicks = new Map(); // pid -> card id, kept while the players change
 
+/** Module 6's cards, and those the Queenie modules ticked add (New Characters' four). */
 function characterCards() {
   const info = moduleInfo.find((m) => m.id === "characters");
-  return info ? info.cards : [];
+  if (!info) return [];
+  const added = moduleInfo.filter((m) => m.queenie && m.cards && chosenModules().includes(m.id));
+  return [...info.cards, ...added.flatMap((m) => m.cards)];
+}
+
+/** A character card as the choice lists it, in the page's language ("Doc · permanent: ..."). */
+function characterOption(card) {
+  const character = has(`character.${card.character}`) ? t(`character.${card.character}`) : card.character;
+  const side = has(`cardside.${card.card}`) ? t(`cardside.${card.card}`) : card.card;
+  const text = lang !== "en" && has(`ability.${card.id}`) ? t(`ability.${card.id}`) : card.text;
+  return `${character} · ${side}: ${text}`;
 }
 
 /** A select per chosen player: his character's card, each character for one player only. */
@@ -260,15 +285,18 @@ function renderCharacters() {
   const on = chosenModules().includes("characters");
   box.hidden = !on;
   const players = chosenPlayers();
-  const key = on ? players.join(",") : "";
+  const cards = characterCards();
+  const key = on ? `${players.join(",")}|${cards.length}` : "";
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   if (!on) return;
-  const cards = characterCards();
   const characters = [...new Set(cards.map((c) => c.character))];
+  for (const [pid, card] of characterPicks) {
+    if (!cards.some((c) => c.id === card)) characterPicks.delete(pid); // its module was unticked
+  }
   fill(
     box,
-    el("p", { class: "note", text: "Characters (page 20): each player keeps one card of a character nobody else plays." }),
+    el("p", { class: "note", text: t("more.setup.characters_note") }),
     players.map((pid, index) => {
       if (!characterPicks.has(pid)) {
         const character = characters[index % characters.length];
@@ -281,13 +309,81 @@ function renderCharacters() {
           onchange: () => characterPicks.set(pid, select.value),
         },
         cards.map((c) =>
-          el("option", { value: c.id, selected: c.id === characterPicks.get(pid) }, `${c.character} · ${c.card}: ${c.text}`),
+          el("option", { value: c.id, selected: c.id === characterPicks.get(pid) }, characterOption(c)),
         ),
       );
       select.value = characterPicks.get(pid);
       return el("label", { class: "character-choice" }, el("span", { class: "player-name", text: playerStyle(pid).name }), select);
     }),
   );
+}
+
+// ----- the Queenie modules' own choices: the new quests drawn, the calendar's side -----
+
+const newQuestPicks = new Map(); // quest id -> ticked, kept while the modules change
+let mayaSide = null;
+
+/** The choices of the Queenie modules ticked: a checkbox per new quest chamber (all three
+ * ticked: ticking the module is enough), the Maya calendar's side, how cursed gems are dealt. */
+function renderQueenieChoices() {
+  const box = document.getElementById("queenie-choices");
+  const offers = moduleInfo.filter((m) => m.queenie && chosenModules().includes(m.id));
+  const key = offers.map((m) => m.id).join(",");
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const rows = [];
+  for (const offer of offers) {
+    if (offer.new_quests) rows.push(newQuestRow(offer));
+    if (offer.maya_sides) rows.push(mayaRow(offer));
+    if (offer.quests) {
+      const names = offer.quests.map((q) => q.name).join(", ");
+      rows.push(el("p", { class: "note", dataset: { testid: `queenie-note-${offer.id}` } }, `${offer.name}: the quest chambers drawn come from module 5's and the ${names}, one of these at least.`));
+    }
+    if (offer.dealt) rows.push(el("p", { class: "note", dataset: { testid: `queenie-note-${offer.id}` } }, `${offer.name}: ${offer.dealt}.`));
+  }
+  box.hidden = rows.length === 0;
+  fill(box, rows);
+}
+
+function newQuestRow(offer) {
+  return el(
+    "fieldset",
+    { class: "queenie-choice", dataset: { testid: "new-quests" } },
+    el("legend", { text: offer.name }),
+    offer.new_quests.map((quest) => {
+      if (!newQuestPicks.has(quest.id)) newQuestPicks.set(quest.id, true);
+      return el(
+        "label",
+        { class: "choice" },
+        el("input", {
+          type: "checkbox",
+          checked: newQuestPicks.get(quest.id),
+          dataset: { testid: `new-quest-${quest.id}` },
+          onchange: (event) => newQuestPicks.set(quest.id, event.target.checked),
+        }),
+        el("span", { text: quest.name }),
+      );
+    }),
+  );
+}
+
+function mayaRow(offer) {
+  if (!mayaSide) mayaSide = offer.maya_sides[0].id;
+  const select = el(
+    "select",
+    { dataset: { testid: "maya-side" }, onchange: () => (mayaSide = select.value) },
+    offer.maya_sides.map((side) => el("option", { value: side.id, text: side.name, selected: side.id === mayaSide })),
+  );
+  return el("label", { class: "character-choice queenie-choice" }, el("span", { text: `${offer.name}:` }), select);
+}
+
+/** The Queenie modules' fields of the new-game form (left out: the server's defaults). */
+function queenieFields() {
+  const modules = chosenModules();
+  const fields = {};
+  if (modules.includes("new_quests")) fields.new_quests = [...newQuestPicks].filter(([, on]) => on).map(([id]) => id);
+  if (modules.includes("maya_calendar") && mayaSide) fields.maya_side = mayaSide;
+  return fields;
 }
 
 function chosenCharacters() {
@@ -309,6 +405,24 @@ function questCount() {
   return Number(document.getElementById("quest-count").value);
 }
 
+/** The names of modules by id, as the set-up page shows them. */
+function moduleNames(ids) {
+  return ids.map((id) => (moduleInfo.find((m) => m.id === id) || { name: id }).name).join(" + ");
+}
+
+/** A module the rulebook plays only with others ticks them too; unticking one of those unticks
+ * the modules that need it (the server would refuse the game otherwise). */
+function keepRequired(input, module) {
+  const box = (id) => document.querySelector(`#module-choices input[data-module="${id}"]`);
+  if (input.checked) {
+    for (const id of module.requires || []) if (box(id)) box(id).checked = true;
+  } else {
+    for (const other of moduleInfo) {
+      if ((other.requires || []).includes(module.id) && box(other.id)) box(other.id).checked = false;
+    }
+  }
+}
+
 function chosenModules() {
   return [...document.querySelectorAll("#module-choices input[data-module]:checked")].map((input) => input.dataset.module);
 }
@@ -316,21 +430,42 @@ function chosenModules() {
 async function loadModules() {
   const result = await api("/api/modules");
   if (result.ok) {
-    moduleInfo = result.data;
-    document.getElementById("module-choices").append(
-      ...moduleInfo.map((module) =>
-        el(
-          "label",
-          { class: "choice" },
-          el("input", {
-            type: "checkbox",
-            dataset: { testid: `module-${module.id}`, module: module.id },
-            onchange: drawStartingTemple, // their chambers replace the basic ones in the draw
-          }),
-          el("span", {}, `${module.number} · ${module.name} `, el("small", { text: module.summary })),
-        ),
-      ),
+    // the module names as the language's rulebook prints them (English: the server's own)
+    moduleInfo = result.data.map((m) =>
+      lang !== "en" && has(`module.${m.id}`)
+        ? { ...m, name: t(`module.${m.id}`), summary: has(`module_summary.${m.id}`) ? t(`module_summary.${m.id}`) : m.summary }
+        : m,
     );
+    const choice = (module) =>
+      el(
+        "label",
+        { class: "choice" },
+        el("input", {
+          type: "checkbox",
+          dataset: { testid: `module-${module.id}`, module: module.id },
+          onchange: (event) => {
+            keepRequired(event.target, module);
+            drawStartingTemple(); // their chambers replace the basic ones in the draw
+          },
+        }),
+        el(
+          "span",
+          {},
+          module.queenie ? `${module.name} ` : `${module.number} · ${module.name} `,
+          el("small", { text: module.summary }),
+          module.requires && module.requires.length
+            ? el("small", { class: "module-needs", text: ` ${t("setup.module_needs", { names: moduleNames(module.requires) })}` })
+            : null,
+        ),
+      );
+    const bigBox = moduleInfo.filter((m) => !m.queenie);
+    const queenie = moduleInfo.filter((m) => m.queenie);
+    document.getElementById("module-choices").append(...bigBox.map(choice));
+    if (queenie.length) {
+      document
+        .getElementById("module-choices")
+        .append(el("h3", { class: "module-group", text: t("setup.queenie_modules") }), ...queenie.map(choice));
+    }
   }
   drawStartingTemple();
   updateSummary();

@@ -1,10 +1,13 @@
 // Chamber tiles drawn as they lie on the table: walls with gaps for doors, the stairway, the
 // icons of the red frame and the gem icons. Used by the game page and the set-up page.
 
-import { el, faceIcon } from "./common.js";
+import { el, faceIcon, facePlural } from "./common.js";
 import { marksRow } from "./module-art.js";
 
 export const SIDES = ["N", "E", "S", "W"];
+
+/** Each side in words: "the chamber to the north", "stairway to the west". */
+export const SIDE_WORDS = { N: "north", E: "east", S: "south", W: "west" };
 
 /** A tile's own-frame doors turned so that its stairway faces `stairs`, as it will be placed. */
 export function turnedDoors(doors, stairs) {
@@ -31,7 +34,7 @@ export function gemRow(tile) {
   const label = tile.gems ? `${tile.gems} active` : spec.costs.join("·");
   return el(
     "div",
-    { class: "tile-row", title: `${spec.count} gem icon(s): ${spec.costs.join(", ")} ${spec.icon}s` },
+    { class: "tile-row", title: `${spec.count} gem icon(s): ${spec.costs.join(", ")} ${facePlural(spec.icon)}` },
     gems,
     faceIcon(spec.icon),
     el("span", { class: "gem-costs", text: label }),

@@ -1,32 +1,55 @@
-// The tiles page: every enrolled tile's card, and enrolling a tile from the camera.
+// The tiles page: every tile of every module, grouped by module, each with its card, and
+// enrolling a tile from the camera. Players see names and pictures; ids stay in the requests.
 import { api, el, fill } from "/static/common.js";
+import { has, t } from "/static/words.js";
 
-const grid = document.getElementById("tile-grid");
+const groupsBox = document.getElementById("tile-grid");
 const choice = document.getElementById("tile-id");
 const errorBox = document.getElementById("enroll-error");
 const done = document.getElementById("enroll-done");
+let names = {};
 
 function tileCard(tile) {
-  const doors = tile.doors.length ? tile.doors.join(", ") : "none";
-  const enter = tile.enter.length ? tile.enter.join(" + ") : "free";
+  const doors = tile.doors.length ? tile.doors.join(", ") : t("tiles.none");
+  const enter = tile.enter.length ? tile.enter.join(" + ") : t("tiles.free");
   return el("figure", { class: "tile-card", dataset: { testid: `tile-${tile.id}` } },
     el("img", { src: `/api/tiles/${encodeURIComponent(tile.id)}/card.png?t=${Date.now()}`,
-      alt: `${tile.name}: doors ${doors}, entry ${enter}`, loading: "lazy" }),
+      alt: t("tiles.alt", { name: tile.name, doors, enter }), loading: "lazy" }),
     el("figcaption", {},
-      el("strong", {}, tile.id), ` · ${tile.name}`,
-      el("br"), `doors ${doors} · entry ${enter}`,
-      el("br"), el("span", { class: "muted" }, tile.photo ? "your photo" : "packaged art")));
+      el("strong", {}, tile.name),
+      el("br"), t("tiles.doors", { doors, enter }),
+      el("br"), el("span", { class: "muted" }, t(tile.photo ? "tiles.your_photo" : "tiles.packaged"))));
+}
+
+/** A group's heading: its modules' names ("Curses + Treasures"), the basic game, or the user's. */
+function heading(group) {
+  if (group.own) return t("tiles.own_group");
+  // each module's name as the page's language prints it (the server's English otherwise)
+  const named = group.modules.map((id, i) => (has(`module.${id}`) ? t(`module.${id}`) : group.names[i]));
+  return named.length ? named.join(" + ") : t("setup.basic_game");
+}
+
+function groupSection(group, byId) {
+  return el("section", { class: "tile-group", dataset: { testid: "tile-group" } },
+    el("h2", { class: "tile-group-head" }, heading(group)),
+    el("div", { class: "tile-grid" }, group.tiles.map((id) => tileCard(byId[id]))));
+}
+
+function options(groups, byId, chosen) {
+  return groups.map((group) => el("optgroup", { label: heading(group) },
+    group.tiles.map((id) => el("option", { value: id, selected: id === chosen }, byId[id].name))));
 }
 
 async function load() {
   const answer = await api("/api/tiles");
   if (!answer.ok) {
-    fill(grid, el("p", { class: "form-error" }, answer.error));
+    fill(groupsBox, el("p", { class: "form-error" }, answer.error));
     return;
   }
-  const chosen = choice.value;
-  fill(choice, answer.data.tiles.map((t) => el("option", { value: t.id, selected: t.id === chosen }, t.id)));
-  fill(grid, answer.data.tiles.map(tileCard));
+  const byId = Object.fromEntries(answer.data.tiles.map((tile) => [tile.id, tile]));
+  names = Object.fromEntries(answer.data.tiles.map((tile) => [tile.id, tile.name]));
+  fill(choice, options(answer.data.groups, byId, choice.value));
+  fill(groupsBox, answer.data.groups.map((group) => groupSection(group, byId)));
 }
 
 document.getElementById("enroll-form").addEventListener("submit", async (event) => {
@@ -44,7 +67,8 @@ document.getElementById("enroll-form").addEventListener("submit", async (event) 
     errorBox.hidden = false;
     return;
   }
-  done.textContent = `Enrolled ${id} (stairway ${answer.data.stairs}, N = ${answer.data.north}).`;
+  // The words' {id} slot gets the tile's name: players never see internal ids.
+  done.textContent = t("tiles.enrolled", { id: names[id] || id, stairs: answer.data.stairs, north: answer.data.north });
   load();
 });
 

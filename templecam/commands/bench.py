@@ -7,7 +7,9 @@ import json
 
 from rules.benchmark import run_rules_benchmark
 from rules.game_setup import KNOWN_MODULES
+from rules.modules_registry import MODULES
 from templecam.commands.bench_events import register_events
+from templecam.commands.bench_robustness import register_robustness
 from templecam.commands.bench_soak import register_soak
 from templecam.commands.bench_teach import register_teach
 from templecam.commands.bench_vision import register_vision
@@ -20,8 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "bench",
         help="measure speed (medians) on this machine",
         description=(
-            "Run a benchmark and print its medians. Targets: rules, vision, events, soak, teach, "
-            "tiles."
+            "Run a benchmark and print its medians. Targets: rules, vision, events, robustness, "
+            "soak, teach, tiles."
         ),
     )
     targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -40,12 +42,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rules.add_argument(
         "--modules",
         default="",
-        help="Big Box modules in play, comma-separated (e.g. curses,treasures; default none)",
+        help="modules in play, comma-separated (e.g. curses,treasures or pit,maze), or 'all' "
+        "for every module (default none)",
     )
     rules.add_argument("--json", action="store_true", help="print the figures as JSON")
     rules.set_defaults(run=run_rules)
     register_vision(targets)
     register_events(targets)
+    register_robustness(targets)
     register_soak(targets)
     register_teach(targets)
     tiles = targets.add_parser(
@@ -83,11 +87,19 @@ def run_rules(args: argparse.Namespace) -> int:
     """Run the rules benchmark and print its figures."""
     if args.events < 1 or args.repeats < 1:
         raise UserError("--events and --repeats must be at least 1")
-    modules = tuple(m for m in args.modules.split(",") if m)
+    chosen = [m for m in args.modules.split(",") if m]
+    modules = KNOWN_MODULES if chosen == ["all"] else tuple(chosen)
     unknown = [m for m in modules if m not in KNOWN_MODULES]
     if unknown:
         raise UserError(
-            f"unknown module {unknown[0]!r} (this version plays: {', '.join(KNOWN_MODULES)})"
+            f"unknown module {unknown[0]!r} (this version plays: {', '.join(KNOWN_MODULES)}; "
+            "or 'all')"
+        )
+    missing = sorted({r for m in modules for r in MODULES[m].requires} - set(modules))
+    if missing:
+        raise UserError(
+            f"{', '.join(m for m in modules if set(MODULES[m].requires) - set(modules))} "
+            f"need {', '.join(missing)}: add them to --modules"
         )
     if not args.json:
         with_modules = f", modules {', '.join(modules)}" if modules else ""

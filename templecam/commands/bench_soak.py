@@ -51,8 +51,8 @@ def register_soak(targets: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run_soak_command(args: argparse.Namespace) -> int:
     """Run the soak and print its table and verdict (or its JSON)."""
     from calibration.table import CalibrationError
-    from vision.bench_events import GameVideo, GameVideoError
-    from vision.bench_soak import SoakError, format_report, run_soak
+    from vision.bench.events import GameVideo, GameVideoError
+    from vision.bench.soak import SoakError, format_report, run_soak
     from vision.detector import ModelError
     from vision.models import live_detector
     from vision.source_base import SourceError

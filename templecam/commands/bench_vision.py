@@ -11,20 +11,20 @@ from templecam.commands.detect import resolve_model
 from templecam.errors import UserError
 
 if TYPE_CHECKING:
-    from vision.bench import BenchResult
+    from vision.bench.speed import BenchResult
 
 _DESCRIPTION = """\
-Time the detector (ONNX Runtime, CPU) on 1080p frames and print the median milliseconds per
-frame for each setting: tile sizes and overlaps, batching, whole frame only, threads. Without
-images, renders --frames synthetic table frames first. A setting is `key=value` words of:
-conf iou tile overlap whole imgsz threads batch spin max_det agnostic for a YOLO detector, and
-conf scale threads spin faces iou max_det for the localiser (the shipped default model: one
-pass at --scale of the frame, then the face reader on every die it finds)."""
+Time the localiser and face reader (ONNX Runtime, CPU) on 1080p frames and print the median
+milliseconds per frame for each setting. Without images, renders --frames synthetic table
+frames first. A setting is `key=value` words of conf scale threads spin faces iou max_det:
+scale=auto (the default) sets the localiser's resize from the dice found in the frames, as the
+dashboard does from the calibration; scale=0.75 fixes it. (A YOLO --model, the early baseline,
+takes its own words: conf iou tile overlap whole imgsz threads batch spin max_det agnostic.)"""
 
 _EPILOG = """\
 examples:
   templecam bench vision
-  templecam bench vision --setting "tile=640 overlap=64" --setting "tile=0 imgsz=1280" --json
+  templecam bench vision --setting "scale=auto" --setting "scale=0.75 faces=off" --json
   templecam bench vision frames/*.jpg --model runs/best.onnx --repeats 5"""
 
 
@@ -32,7 +32,7 @@ def register_vision(targets: argparse._SubParsersAction[argparse.ArgumentParser]
     """Add the `vision` target to `templecam bench`."""
     parser = targets.add_parser(
         "vision",
-        help="time the detector per 1080p frame under several settings",
+        help="time the localiser and face reader per frame under several settings",
         description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -47,7 +47,7 @@ def register_vision(targets: argparse._SubParsersAction[argparse.ArgumentParser]
         "--setting",
         action="append",
         metavar="S",
-        help='a setting to time, e.g. "tile=640 overlap=64" (repeatable; default: a sweep)',
+        help='a setting to time, e.g. "scale=0.75 threads=2" (repeatable; default: a sweep)',
     )
     parser.add_argument("--repeats", type=int, default=3, help="runs per frame (default: 3)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per setting")
@@ -70,15 +70,16 @@ def run_vision(args: argparse.Namespace) -> int:
     import cv2
 
     from models.synth.frame import render_frames
-    from vision.bench import DEFAULT_SETTINGS, LOCALISER_SETTINGS, run_vision_benchmark
+    from vision.bench.speed import BASELINE_SETTINGS, LOCALISER_SETTINGS, run_vision_benchmark
     from vision.detector import DetectorSettings
-    from vision.localiser import LocaliserSettings, is_localiser
+    from vision.localiser import LocaliserSettings
+    from vision.model_contract import is_localiser
 
     if args.frames < 1 or args.repeats < 1:
         raise UserError("--frames and --repeats must be at least 1")
     model = resolve_model(args.model)
     localiser = is_localiser(model)
-    settings = args.setting or list(LOCALISER_SETTINGS if localiser else DEFAULT_SETTINGS)
+    settings = args.setting or list(LOCALISER_SETTINGS if localiser else BASELINE_SETTINGS)
     kind = LocaliserSettings if localiser else DetectorSettings
     try:
         parsed = [kind.parse(s) for s in settings]

@@ -6,34 +6,40 @@ import argparse
 import json
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from templecam.commands.baseline_options import add_baseline_arguments, baseline_settings
 from templecam.errors import UserError
 
 if TYPE_CHECKING:
-    from vision.detector import Detector, DetectorSettings
-    from vision.localiser import Localiser
+    import numpy as np
 
-DEFAULT_MODEL = "templecam-default.onnx"
-"""The shipped model's file name inside the `models` package."""
+    from vision.localiser import LocaliserSettings
+    from vision.table_detector import TableDetector
+
+FIT_IMAGES = 3
+"""Images whose dice set the localiser's scale when --scale is auto (no calibration here)."""
 
 _DESCRIPTION = """\
-Run the YOLO detector (ONNX Runtime, CPU) on image files. Big frames are cut into overlapping
-full-resolution tiles so that 25-35 px dice stay readable (--tile), plus a whole-frame pass for
-big objects. Boxes are in image pixels: x1 y1 x2 y2."""
+Find dice, gems, chamber tiles, figures and hands in image files (ONNX Runtime, CPU): the
+localiser looks once over each image resized by --scale (auto: so that the dice found in the
+first images arrive at the size it was trained for), then the face reader names each die's top
+face from a full-resolution crop. Boxes are in image pixels: x1 y1 x2 y2."""
 
 _EPILOG = """\
 examples:
   templecam detect table.jpg
   templecam detect frames/*.jpg --json > detections.jsonl
-  templecam detect table.jpg --model runs/best.onnx --conf 0.4 --tile 0"""
+  templecam detect table.jpg --scale 0.75 --conf 0.4     # a 720p webcam's 20 px dice
+  templecam detect table.jpg --localiser "iou=0.4" --faces off"""
 
 
 def default_model_path() -> Path:
-    """Return where the shipped default model lives (inside the installed `models` package)."""
-    return Path(str(resources.files("models") / DEFAULT_MODEL))
+    """Return where the shipped default model lives (`vision.shipped`: vision/data/models)."""
+    from vision.shipped import LOCALISER, shipped_path
+
+    return shipped_path(LOCALISER)
 
 
 def resolve_model(model: str | None) -> Path:
@@ -50,98 +56,120 @@ def resolve_model(model: str | None) -> Path:
 
 
 def add_detector_arguments(parser: argparse.ArgumentParser, conf: float = 0.25) -> None:
-    """Add the options that choose and tune the detector (shared by detect, eval, bench)."""
-    group = parser.add_argument_group("detector")
+    """Add the options that choose and tune the localiser and face reader (detect, eval)."""
+    group = parser.add_argument_group(
+        "localiser and face reader",
+        "The localiser finds every die, gem, tile, figure and hand in one pass over the\n"
+        "frame resized by --scale; the face reader names each die's top face from a\n"
+        "full-resolution crop (or says it is no die).",
+    )
     group.add_argument(
         "--model",
         metavar="M",
-        help="ONNX model (default: the shipped models/templecam-default.onnx)",
+        help="localiser model (.onnx; default: the shipped "
+        "vision/data/models/templecam-default.onnx)",
     )
     group.add_argument(
-        "--conf", type=float, default=conf, help="lowest confidence reported (default: %(default)s)"
+        "--conf",
+        type=float,
+        help=f"lowest confidence reported (default: {conf})",
     )
     group.add_argument(
-        "--iou", type=float, default=0.7, help="NMS IoU within a class (default: %(default)s)"
-    )
-    group.add_argument(
-        "--tile",
-        default="auto",
-        help="auto, 0 (whole frame only) or a tile edge in px (default: %(default)s)",
-    )
-    group.add_argument(
-        "--overlap", type=int, default=64, help="least tile overlap in px (default: %(default)s)"
-    )
-    group.add_argument(
-        "--whole",
-        choices=("auto", "on", "off"),
-        default="auto",
-        help="whole-frame pass beside the tiles (default: %(default)s: when tiling)",
-    )
-    group.add_argument(
-        "--imgsz", type=int, help="model input edge in px (default: the model's own)"
-    )
-    group.add_argument(
-        "--threads", type=int, help="CPU threads for ONNX Runtime (default: the CPUs, at most 4)"
+        "--scale",
+        metavar="auto|X",
+        help="resize of the frame before the localiser: auto follows the camera (the size of "
+        "the dice found in the first images; 30 px dice give 0.5, 20 px dice 0.75), a number "
+        "fixes it (default: auto)",
     )
     group.add_argument(
         "--faces",
         default="auto",
         metavar="auto|off|M",
-        help="re-read every die on a full-resolution crop with a face classifier: auto (the "
-        "shipped models/templecam-faces.onnx when there), off, or a classifier .onnx "
-        "(default: %(default)s)",
+        help="the die-face reader: auto (the shipped vision/data/models/templecam-faces.onnx), "
+        "off (dice stay unread), or a reader .onnx, such as a taught one (default: %(default)s)",
     )
+    group.add_argument(
+        "--threads", type=int, help="CPU threads for ONNX Runtime (default: the CPUs, at most 4)"
+    )
+    group.add_argument(
+        "--localiser",
+        metavar="WORDS",
+        default="",
+        help="more localiser settings as key=value words of conf scale threads spin faces iou "
+        'max_det, e.g. "scale=0.75 iou=0.4" (the options above win)',
+    )
+    group.set_defaults(default_conf=conf)
+    add_baseline_arguments(group)  # the early YOLO baseline's, hidden: a named alternative
 
 
-def settings_from_args(args: argparse.Namespace) -> DetectorSettings:
-    """Build detector settings from the options of `add_detector_arguments`."""
-    from vision.detector import DetectorSettings
+def conf_of(args: argparse.Namespace) -> float:
+    """Return --conf, else the command's default."""
+    return args.conf if args.conf is not None else getattr(args, "default_conf", 0.25)
 
-    tile: int | str = args.tile
-    if str(tile).lower() == "auto":
-        tile = "auto"
-    else:
-        try:
-            tile = int(tile)
-        except ValueError:
-            raise UserError(f"--tile {args.tile}: give auto, 0 or a tile edge in px") from None
-    whole = {"auto": None, "on": True, "off": False}[args.whole]
+
+def _faces(args: argparse.Namespace) -> str:
+    """Return --faces checked: auto, off or an existing reader file."""
     faces = args.faces.lower() if args.faces.lower() in ("auto", "off") else args.faces
     if faces not in ("auto", "off") and not Path(faces).expanduser().is_file():
         raise UserError(f"--faces {faces}: no classifier there; give auto, off or an .onnx file")
+    return faces
+
+
+def localiser_settings_from_args(args: argparse.Namespace) -> LocaliserSettings:
+    """Build the localiser's settings: --localiser words, then --conf, --scale, --faces and
+    --threads over them."""
+    from dataclasses import replace
+
+    from vision.localiser import LocaliserSettings
+
     try:
-        return DetectorSettings(
-            conf=args.conf,
-            iou=args.iou,
-            tile=tile,
-            overlap=args.overlap,
-            whole=whole,
-            imgsz=args.imgsz,
-            threads=args.threads,
-            faces=faces,
-        )
+        settings = LocaliserSettings.parse(getattr(args, "localiser", "") or "")
+        words = (getattr(args, "localiser", "") or "").replace(",", " ").split()
+        given = {w.partition("=")[0] for w in words}
+        changes: dict[str, object] = {}
+        if args.conf is not None or "conf" not in given:
+            changes["conf"] = conf_of(args)
+        if args.faces.lower() != "auto" or "faces" not in given:
+            changes["faces"] = _faces(args)
+        if args.threads is not None:
+            changes["threads"] = args.threads
+        scale = getattr(args, "scale", None)
+        if scale is not None and str(scale).lower() != "auto":
+            try:
+                changes["scale"] = float(scale)
+            except ValueError:
+                raise UserError(f"--scale {scale}: give auto or a number from 0.1 to 2") from None
+        return replace(settings, **changes)  # type: ignore[arg-type]
     except ValueError as error:
-        raise UserError(str(error)) from None
+        raise UserError(f"--localiser: {error}") from None
 
 
-def open_detector(args: argparse.Namespace) -> Detector | Localiser:
+def open_detector(args: argparse.Namespace) -> TableDetector:
     """Open the detector the options ask for; UserError when the model cannot be used."""
     from vision.detector import Detector, ModelError
-    from vision.localiser import Localiser, LocaliserSettings, is_localiser
+    from vision.localiser import Localiser
+    from vision.model_contract import is_localiser
 
-    settings = settings_from_args(args)
     path = resolve_model(args.model)
     try:
         if is_localiser(path):
-            return Localiser(
-                path,
-                LocaliserSettings(
-                    conf=settings.conf, threads=settings.threads, faces=settings.faces
-                ),
-            )
-        return Detector(path, settings)
+            return Localiser(path, localiser_settings_from_args(args))
+        return Detector(path, baseline_settings(args, conf_of(args), _faces(args)))
     except ModelError as error:
         raise UserError(str(error)) from None
+
+
+def fit_to_images(
+    detector: TableDetector, images: list[np.ndarray], quiet: bool = False
+) -> TableDetector:
+    """Return the detector at the scale the first images' dice ask for (`vision.scale`; a
+    --scale or scale= setting wins), saying on stderr what was chosen."""
+    from vision.scale import follow_camera
+
+    fitted, choice = follow_camera(detector, None, images)
+    if choice is not None and not quiet:
+        print(f"templecam: {choice.describe()}", file=sys.stderr)
+    return fitted
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -181,9 +209,15 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     detector = open_detector(args)
+
+    def read(path: str) -> np.ndarray | None:
+        return cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+
+    first = [image for image in map(read, args.images[:FIT_IMAGES]) if image is not None]
+    detector = fit_to_images(detector, first)
     failed = 0
     for path in args.images:
-        image = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+        image = read(path)
         if image is None:
             why = "no such file" if not Path(path).exists() else "not an image OpenCV can read"
             print(f"templecam detect: error: cannot read {path}: {why}", file=sys.stderr)

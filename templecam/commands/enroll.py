@@ -168,13 +168,14 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=1))
         return 0
     changed = set(library.changed())
-    print(f"{'id':<14} {'kind':<8} {'doors':<6} {'enter':<22} {'gems':<14} picture")
+    wide = max([14, *(len(tile_id) for tile_id in library.ids())])  # module ids run longer
+    print(f"{'id':<{wide}} {'kind':<8} {'doors':<6} {'enter':<22} {'gems':<14} picture")
     for tile in library:
         picture = "your photo" if tile.appearance.photo else "packaged art"
         mark = " (changed)" if tile.tile_id in changed else ""
-        print(f"{tile.tile_id:<14} {_describe(tile.definition)} {picture}{mark}")
+        print(f"{tile.tile_id:<{wide}} {_describe(tile.definition)} {picture}{mark}")
     back = "your photo" if library.back is not None and library.back.photo else "packaged art"
-    print(f"{'back':<14} {'(the back of every tile)':<52} {back}")
+    print(f"{'back':<{wide}} {'(the back of every tile)':<52} {back}")
     print(f"\n{len(library)} tiles in {_folder(args)}; doors in the tile's own frame (stairway S)")
     return 0
 

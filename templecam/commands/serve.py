@@ -48,7 +48,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     camera.add_argument(
         "--no-camera", action="store_true", help="manual mode only: no camera, no vision"
     )
-    camera.add_argument("--model", type=Path, help="detector model (.onnx; default: shipped)")
+    camera.add_argument(
+        "--model",
+        type=Path,
+        help="localiser model (.onnx; default: the shipped one, with the shipped face reader "
+        "or the one taught on /dice)",
+    )
+    camera.add_argument(
+        "--scale",
+        metavar="auto|X",
+        help="resize of the frames before the localiser: auto follows the calibration's die "
+        "size (30 px dice: 0.5, a 720p webcam's 20 px dice: 0.75); a number fixes it "
+        "(default: auto)",
+    )
+    camera.add_argument(
+        "--localiser",
+        metavar="WORDS",
+        default="",
+        help="localiser settings as key=value words of conf scale threads spin iou max_det, "
+        'e.g. "scale=0.75 threads=2"',
+    )
     camera.add_argument(
         "--calibration",
         type=Path,
@@ -83,7 +102,12 @@ def run(args: argparse.Namespace) -> int:
         resume=not args.no_resume,
         vision=None
         if args.no_camera
-        else VisionSettings(camera=args.camera, model=args.model, calibration=args.calibration),
+        else VisionSettings(
+            camera=args.camera,
+            model=args.model,
+            calibration=args.calibration,
+            localiser=_localiser_words(args),
+        ),
     )
     _check_port_free(args.host, args.port)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -98,6 +122,20 @@ def run(args: argparse.Namespace) -> int:
         app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2
     )
     return 0
+
+
+def _localiser_words(args: argparse.Namespace) -> str:
+    """Return the localiser's settings words of --localiser and --scale, checked."""
+    from vision.localiser import LocaliserSettings
+
+    words = args.localiser or ""
+    if args.scale is not None and args.scale.lower() != "auto":
+        words = f"{words} scale={args.scale}"
+    try:
+        LocaliserSettings.parse(words)
+    except ValueError as error:
+        raise UserError(f"--localiser/--scale: {error}") from None
+    return words.strip()
 
 
 def _check_port_free(host: str, port: int) -> None:

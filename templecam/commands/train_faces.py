@@ -83,7 +83,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="MODEL.onnx",
         default="none",
         help="with --data: a detector whose die-like mistakes on its frames become not_die "
-        "crops: a path, 'baseline' (models/templecam-baseline.onnx) or 'none' (default)",
+        "crops: a path, 'baseline' (the shipped vision/data/models/templecam-baseline.onnx) or "
+        "'none' (default)",
     )
 
 

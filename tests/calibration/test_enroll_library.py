@@ -20,6 +20,7 @@ from calibration.enrollment import (
 from calibration.tile_features import CANONICAL_PX
 from calibration.tile_match import identify
 from rules.catalog import basic_catalog, parse_tile
+from rules.every_tile import every_tile
 from rules.game_setup import parse_setup
 
 
@@ -36,10 +37,11 @@ def _photo(seed: int) -> np.ndarray:
     return image
 
 
-def test_the_default_library_is_the_packaged_catalog_with_the_renderers_art():
+def test_the_default_library_is_every_packaged_tile_with_the_renderers_art():
     library = TileLibrary.default()
-    assert library.ids() == list(basic_catalog())
-    assert all(t.definition == basic_catalog()[t.tile_id] for t in library)
+    assert library.ids() == list(every_tile())
+    assert library.ids()[: len(basic_catalog())] == list(basic_catalog())
+    assert all(t.definition == every_tile()[t.tile_id] for t in library)
     pictures = [t.appearance.image for t in library]
     assert all(p.shape == (CANONICAL_PX, CANONICAL_PX, 3) and p.dtype == np.uint8 for p in pictures)
     assert library.back is not None and not library.back.photo

@@ -27,7 +27,8 @@ DEMO = Path(__file__).resolve().parents[2] / "vision" / "data"
 
 @pytest.fixture(scope="module")
 def library() -> TileLibrary:
-    return TileLibrary.default()
+    """The tiles a basic game reads (the camera narrows the library to the game's tiles)."""
+    return TileLibrary.default().only(basic_catalog())
 
 
 def _tile_ids() -> list[str]:

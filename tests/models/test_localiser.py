@@ -24,8 +24,11 @@ from templecam import cli
 from vision.classes import DETECTION_NAMES
 from vision.detections import box_iou
 from vision.detector import ModelError
-from vision.localiser import Localiser, LocaliserSettings, is_localiser
+from vision.localiser import Localiser, LocaliserSettings
 from vision.localiser_decode import decode
+from vision.model_contract import is_localiser
+from vision.shipped import BASELINE as SHIPPED_BASELINE
+from vision.shipped import shipped_path
 
 pytestmark = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("torch", "onnx")),
@@ -33,7 +36,7 @@ pytestmark = pytest.mark.skipif(
 )
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_PT = ROOT / "models" / "templecam-default.pt"
-BASELINE = ROOT / "models" / "templecam-baseline.onnx"
+BASELINE = shipped_path(SHIPPED_BASELINE)
 
 
 @pytest.fixture(scope="module")

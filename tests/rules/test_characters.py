@@ -1,5 +1,9 @@
 """Big Box module 6 (Characters), from the rulebook's pages 20 and 21."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,6 +13,7 @@ from rules.actions import all_open_actions, open_actions
 from rules.engine import Game
 from rules.errors import RecordError
 from rules.module_characters import ABILITIES
+from rules.narrative import tell_event
 
 GEM_EAST = start_and(("gem1-key-1", (1, 0), "W"))  # a one-gem chamber (4 keys) east of the start
 THREE_GEMS_EAST = start_and(("gem3-key-1", (1, 0), "W"))  # 3 gems for 4, 7, 10 keys
@@ -101,6 +106,22 @@ def test_micha_gives_three_keys_from_afar_and_they_activate_two_gems():  # Pries
     assert t.state["temple"][1]["gems"] == 2
     micha = t.state["players"]["micha"]
     assert micha["locked"] == 0 and micha["charged"] is False  # re-rolled, card down
+
+
+def test_the_priest_may_simply_reroll_three_black_masks():  # page 21's note
+    t = table("priest-offering", "doc-heal")
+    t.roll("micha", B, B, K, A, T)
+    assert "2 black masks, 3 needed" in t.no(type="ability", player="micha")
+    t.roll("micha", B, B, B, A, T)
+    (reroll,) = [a for a in open_actions(t.game, "micha") if a.action == "ability"]
+    assert reroll.possible and reroll.event == {"type": "ability", "player": "micha"}
+    t.ok(type="ability", player="micha")
+    micha = t.state["players"]["micha"]
+    assert micha["locked"] == 0 and micha["charged"] is False  # the 3 re-rolled, card down
+    said = tell_event({"type": "ability", "player": "micha"}, t.game)
+    assert said == "Micha re-rolls 3 black masks (Priest)"
+    t.roll("micha", B, B, B, A, T)
+    assert "face down" in t.no(type="ability", player="micha")
 
 
 def test_micha_enters_the_starting_chamber_through_the_wall():  # Muscleman, page 21
@@ -229,3 +250,29 @@ def test_games_without_the_modules_ignore_their_fields_as_they_always_did():
     t.ok(type="enter", player="red", cell=[1, 0], ability=True, chalice=True)
     t.ok(type="activate", cell=[1, 0], gems=1, players=["red"], offering="blue")
     assert t.state["players"]["red"] == {"cell": [1, 0], "escaped": False, "dice": 5, "locked": 0}
+
+
+def test_the_discoverers_run_lists_the_same_ways_whatever_the_hash_seed():
+    """The run's choices (and so random games) are the same in every process: the sides are
+    walked in order, never in a set's order."""
+    script = (
+        "import json\n"
+        "from rules.actions import all_open_actions\n"
+        "from rules.benchmark import grid_temple_game\n"
+        "game = grid_temple_game(3, modules=('characters',))\n"
+        "runs = [a.to_json() for found in all_open_actions(game).values() for a in found\n"
+        "        if a.event.get('type') == 'ability' and a.choices]\n"
+        "print(json.dumps(runs))\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in (1, 2, 3, 4)
+    }
+    (only,) = outputs
+    assert "run" in only.lower()  # the Discoverer's run is among them

@@ -201,3 +201,19 @@ def test_no_event_sequence_crashes_the_engine_with_any_set_of_modules(events, mo
         game.apply(event)
         for actions in all_open_actions(game).values():
             assert all(a.label for a in actions)
+
+
+def test_the_curse_pile_holds_14_cards_and_never_a_fourth_copy():  # page 10
+    t = frank()
+    assert sum(t.game.curses_left().values()) == 14
+    assert t.game.curses_left()["trap"] == 3 and t.game.curses_left()["silence"] == 2
+    for _ in range(3):
+        t.player("ani").curses_to_draw += 1
+        t.ok(type="curse", player="ani", card="trap")  # a second copy is discarded, still drawn
+    assert t.game.curses_left()["trap"] == 0
+    t.player("frank").curses_to_draw = 1
+    assert "Trap cards, all drawn already" in t.no(type="curse", player="frank", card="trap")
+    t.ok(type="curse", player="frank", card="silence")
+    assert sum(t.game.curses_left().values()) == 10
+    with_soul = Table(players=["frank", "ani"], modules=["curses", "special"])
+    assert sum(with_soul.game.curses_left().values()) == 15  # one Soul exchange more

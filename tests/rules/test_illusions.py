@@ -27,13 +27,47 @@ def test_six_illusion_chambers_replace_the_one_gem_chambers():  # page 12
     assert {t.tile_id for t in setup_catalog(["curses"]).values() if t.illusion} == set()
 
 
+def test_a_purple_mask_on_an_illusion_chamber_owes_no_curse():  # page 12's note
+    marked = {"name": "Marked illusion", "kind": "chamber", "doors": ["S"], "enter": ["key"]}
+    marked |= {"gems": {"count": 1, "icon": "key", "costs": [4]}, "illusion": True, "curse": True}
+    purple = {**marked, "name": "Marked chamber", "illusion": False}
+    t = Table(
+        players=["red", "blue"],
+        modules=["curses", "illusions"],
+        track_dice=False,
+        tiles={"marked-illusion": marked, "marked-chamber": purple},
+    )
+    t.ok(type="discover", player="red", tile="marked-illusion", cell=[0, 1])
+    assert t.state["players"]["red"].get("curses_to_draw", 0) == 0
+    assert "no curse card to draw" in t.no(type="curse", player="red", card="silence")
+    t.ok(type="discover", player="red", tile="marked-chamber", cell=[1, 0])
+    assert t.state["players"]["red"]["curses_to_draw"] == 1  # the same mark elsewhere counts
+
+
 def test_illusion_chambers_vanish_after_countdown_1_to_the_bottom_of_the_pile():  # ex. 1, p. 13
     t = ani()
     t.ok(type="discover", player="red", tile=ILLUSION, cell=[0, 1])
     t.ok(type="discover", player="red", tile="chamber-1", cell=[1, 0])
     t.ok(type="countdown_start", n=1).ok(type="countdown_end", n=1)
     assert [p["tile"] for p in t.state["temple"]] == ["start", "chamber-1"]
-    assert ILLUSION in [tile.tile_id for tile in t.game.unplaced_tiles()]
+    assert ILLUSION in [tile.tile_id for tile in t.game.unplaced_tiles()]  # in the pile again,
+    assert ILLUSION not in [tile.tile_id for tile in t.game.drawable_tiles()]  # at its bottom
+    refused = t.no(type="discover", player="red", tile=ILLUSION, cell=[0, 1])
+    assert "vanished under the draw pile" in refused
+
+
+def test_a_vanished_illusion_chamber_is_drawn_once_the_tiles_above_it_are_gone():  # page 13
+    t = ani()
+    t.ok(type="discover", player="red", tile=ILLUSION, cell=[0, 1])
+    t.ok(type="countdown_start", n=1).ok(type="countdown_end", n=1)
+    above = [tile.tile_id for tile in t.game.drawable_tiles()]
+    assert ILLUSION not in above and above
+    cells = iter([(x, y) for x in range(-6, 7) for y in range(-6, 7) if (x, y) != (0, 0)])
+    for tile_id in above:  # lay every tile above it anywhere next to the start, as placed
+        t.game.temple.place(t.game.catalog[tile_id], next(cells), "S")
+    assert [tile.tile_id for tile in t.game.drawable_tiles()] == [ILLUSION]
+    t.ok(type="discover", player="red", tile=ILLUSION, cell=[0, 1])
+    assert t.game.under_pile == []
 
 
 def test_their_gems_go_to_the_box_and_still_help_to_escape():  # example 3, page 13
@@ -62,7 +96,10 @@ def test_a_gap_is_filled_by_discovering_a_new_chamber():  # example 2, page 13
     t.ok(type="countdown_start", n=1).ok(type="countdown_end", n=1)
     assert t.game.temple.at((1, 0)) is None
     t.ok(type="discover", player="red", tile="chamber-2", cell=[1, 0])
-    t.ok(type="discover", player="blue", tile=ILLUSION, cell=[-1, 0])  # back in the pile
+    assert "under the draw pile" in t.no(
+        type="discover", player="blue", tile=ILLUSION, cell=[-1, 0]
+    )
+    t.ok(type="discover", player="blue", tile="illusion-2", cell=[-1, 0])  # one still above
 
 
 def test_countdown_3_removes_nothing_and_basic_games_keep_their_one_gem_chambers():

@@ -61,7 +61,7 @@ def test_the_secret_passage_is_offered_where_a_wall_keeps_two_chambers_apart():
     said = tell_event({**use.event, "cells": [[0, 1], [1, 1]]}, t.game)
     assert said == (
         "Red lays the Secret passage between the Chamber north of the start and the Chamber "
-        "1 north and 1 east of the start"
+        "north-east of the start"
     )
 
 

@@ -1,6 +1,6 @@
-"""Random plausible games with any set of the Big Box modules 1-8 (issue 12): nothing crashes,
-a rejected event changes nothing, dice and places stay sound, and a replay of the record
-gives the same state."""
+"""Random plausible games with any set of the modules (1-8 and Queenie; issues 12 and 21):
+nothing crashes, a rejected event changes nothing, dice and places stay sound, and a replay of
+the record gives the same state."""
 
 import random
 
@@ -10,12 +10,15 @@ from hypothesis import strategies as st
 from rules.engine import Game
 from rules.game_setup import KNOWN_MODULES
 from rules.module_characters import default_characters
+from rules.modules_registry import MODULES
 from rules.simulate import PLAYER_COLOURS, random_events
 
 
 def module_setup(rng: random.Random, modules: list[str], players: int) -> dict:
     """A setup line with these modules and every field they need, drawn at random."""
     pids = list(PLAYER_COLOURS[:players])
+    for module in list(modules):  # a module the rulebook plays only with others brings them
+        modules += [m for m in MODULES[module].requires if m not in modules]
     setup = {
         "type": "setup",
         "players": pids,
@@ -46,6 +49,8 @@ def module_setup(rng: random.Random, modules: list[str], players: int) -> dict:
             }
             cards = {pid: activatable[c] for pid, c in cards.items()}
         setup["characters"] = cards
+    for module in modules:
+        setup.update(MODULES[module].random_setup_fields(rng, pids))
     return setup
 
 

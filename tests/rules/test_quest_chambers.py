@@ -9,6 +9,7 @@ from rules.actions import all_open_actions, open_actions
 from rules.engine import Game
 from rules.errors import RecordError
 from rules.game_setup import setup_catalog, starting_candidates
+from rules.module_quests import progress as quest_progress
 from rules.narrative import tell_event
 
 
@@ -218,8 +219,32 @@ def test_no_event_sequence_crashes_the_engine_with_quests_and_any_other_module(
         for actions in all_open_actions(game).values():
             assert all(a.label for a in actions)
         state = game.quests
-        assert 0 <= state.markers_left <= len(quests)
+        assert 0 <= state.markers_left <= len(quests) + ("special" in modules)
         assert 0 <= state.obelisk_tiles <= 3 and len(state.altar) <= 2
         cells = {placed.cell for placed in game.temple}
         assert state.ghost is None or state.ghost in cells
         assert game.outcome != "won" or state.markers_left == 0
+
+
+def test_with_module_4_the_treasure_chamber_is_a_quest_chamber():  # page 17's note
+    t = Table(
+        players=["red", "blue"],
+        modules=["special", "quests"],
+        quests=["altar"],
+        track_dice=False,
+        temple=start_and(("exit", (-1, 0), "E")),
+    )
+    assert t.state["quest_markers_left"] == 2  # the altar's and the treasure chamber's
+    t.ok(type="enter", player="red", cell=[-1, 0])
+    refused = t.no(type="escape", player="red")
+    assert "2 quest markers" in refused and "Treasure chamber" in refused
+    t.ok(type="discover", player="blue", tile="treasure-chamber", cell=[1, 0])
+    t.ok(type="enter", player="blue", cell=[1, 0])
+    t.ok(type="enter", player="blue", cell=[0, 0], chalice=True)
+    rows = {row["quest"]: row for row in quest_progress(t.game)}
+    assert rows["treasure"]["status"] == "the chalice is in the temple"
+    t.ok(type="enter", player="blue", cell=[-1, 0], chalice=True)  # the chalice reaches the exit
+    assert t.state["quests_done"] == ["treasure"] and t.state["quest_markers_left"] == 1
+    assert quest_progress(t.game)[-1]["done"]
+    plain = table(["altar"], temple=start_and(("exit", (-1, 0), "E")))
+    assert plain.state["quest_markers_left"] == 1  # without module 4 nothing changes

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from rules.game_setup import KNOWN_MODULES
+from rules.modules_registry import MODULES
 from templecam.cli import main
 
 A, K, T, G, B = "adventurer", "key", "torch", "golden_mask", "black_mask"
@@ -206,6 +208,41 @@ def test_unreadable_inputs_exit_2_without_a_traceback(tmp_path):
     assert result.returncode == 2 and "not a UTF-8 text file" in result.stderr
 
 
+SETUP_LINE = '{"type": "setup", "players": ["red"]}\n'
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"type": "enter", "player": "\\ud800", "cell": [0, 1]}', "lone surrogate"),
+        ('{"type": "enter", "player": "red", "cell": [' + "3" * 5000 + ", 0]}", "4300 digits"),
+        ('{"type": "enter", "player": "red", "player": "blue", "cell": [0, 1]}', "twice"),
+    ],
+)
+def test_what_json_in_utf8_cannot_carry_exits_2_in_both_modes(tmp_path, line, message):
+    path = tmp_path / "hostile.jsonl"
+    path.write_text(SETUP_LINE + line + "\n", encoding="utf-8")
+    for mode in ((), ("--json",)):
+        result = run_cli("replay", path, *mode)
+        assert result.returncode == 2, result.stderr
+        assert "line 2 is not valid JSON" in result.stderr and message in result.stderr
+        assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_only_regular_files_are_read_and_lines_have_a_cap(tmp_path):
+    import os
+
+    fifo = tmp_path / "game.fifo"
+    os.mkfifo(fifo)
+    for path in (Path("/dev/zero"), fifo):
+        result = run_cli("replay", path)  # would grow or block forever if read
+        assert result.returncode == 2 and "not a regular file" in result.stderr, path
+    long = tmp_path / "long.jsonl"
+    long.write_text(SETUP_LINE + '{"type": "dice", "x": "' + "a" * 1_100_000 + '"}\n')
+    result = run_cli("replay", long)
+    assert result.returncode == 2 and "line 2 is longer than 1024 KiB" in result.stderr
+
+
 def test_bench_rules_prints_its_figures_as_json():
     result = run_cli("bench", "rules", "--events", "300", "--repeats", "1", "--json")
     assert result.returncode == 0, result.stderr
@@ -216,6 +253,20 @@ def test_bench_rules_prints_its_figures_as_json():
     assert 0 < figures["rejected_share"] < 1
     bad = run_cli("bench", "rules", "--events", "0")
     assert bad.returncode == 2 and "at least 1" in bad.stderr
+
+
+def test_bench_rules_plays_every_module_with_all_and_says_what_a_module_needs():
+    result = run_cli(
+        "bench", "rules", "--events", "200", "--repeats", "1", "--modules", "all", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert set(figures["modules"]) == set(KNOWN_MODULES)
+    assert figures["module_events"] > 0
+    needing = [m for m, cls in MODULES.items() if cls.requires]
+    if needing:  # a Queenie module played without the modules its rulebook page requires
+        bad = run_cli("bench", "rules", "--events", "10", "--modules", needing[0])
+        assert bad.returncode == 2 and "add them to --modules" in bad.stderr
 
 
 def test_the_console_script_is_installed():

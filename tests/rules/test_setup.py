@@ -77,7 +77,7 @@ def test_setup_tiles_add_to_and_replace_the_catalog():
         ({"players": [""]}, "not valid"),
         ({"players": "red"}, "1 to 6"),
         ({"difficulty": "easy"}, "difficulty"),
-        ({"modules": ["maze"]}, "unknown module 'maze'"),
+        ({"modules": ["labyrinth"]}, "unknown module 'labyrinth'"),
         ({"modules": "curses"}, "list of module ids"),
         ({"track_dice": "yes"}, "track_dice"),
         ({"tiles": {"x": {"kind": "hall"}}}, "kind"),

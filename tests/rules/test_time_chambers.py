@@ -9,7 +9,7 @@ from rules.actions import all_open_actions, open_actions
 from rules.engine import Game
 from rules.errors import RecordError
 from rules.game_setup import setup_catalog, starting_candidates
-from rules.module_time import due
+from rules.module_time import due, timers_view
 from rules.narrative import tell_event
 
 GEMS_EAST = start_and(("gem1-key-1", (1, 0), "W"))
@@ -119,6 +119,33 @@ def test_the_torch_chamber_failed_at_its_second_task_costs_two_dice():  # page 2
     assert "key" in t.no(type="torch_task", cell=[1, 0], players=["red"])  # 3 of 4 keys
     t.ok(type="time_up", cell=[1, 0], t=60.0)  # task 2 failed: 2 dice, the most dice first
     assert [t.state["players"][p]["dice"] for p in ("red", "blue")] == [4, 4]
+
+
+def test_the_second_table_adds_two_magic_gems_for_the_second_task_failed():  # page 25
+    t = Table(
+        players=["red", "blue"],
+        modules=["time"],
+        time_chambers=["torch", "sacrifice"],
+        torch_penalty="gems",
+    )
+    t.player("red").showing.update({A: 2})
+    t.player("red").rolled = True
+    t.ok(type="discover", player="red", tile="time-torch", cell=[1, 0], t=0.0)
+    t.player("red").cell = (1, 0)
+    t.roll("red", T, T, T, T, T)
+    t.ok(type="torch_task", cell=[1, 0], players=["red"])  # 5 torches
+    (row,) = timers_view(t.game)
+    assert row["task"] == "task 2 of 3: 4 keys together, or 2 magic gems more in the depot"
+    depot = t.state["depot"]
+    t.ok(type="time_up", cell=[1, 0], t=60.0)  # "roll 4x key or else add 2 magic gems"
+    assert t.state["depot"] == depot + 2
+    assert [t.state["players"][p]["dice"] for p in ("red", "blue")] == [5, 5]  # no die lost
+
+
+def test_the_torch_penalty_is_dice_or_gems_and_only_with_module_8():
+    with pytest.raises(RecordError, match="'torch_penalty' must be 'dice'"):
+        Table(players=["red"], modules=["time"], time_chambers=["torch", "lava-1"], torch_penalty=3)
+    assert Table(players=["red"], torch_penalty="nonsense").game.setup.torch_penalty == "dice"
 
 
 def test_time_up_is_the_clocks_never_undone_and_unknown_without_the_module():

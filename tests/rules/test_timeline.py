@@ -101,10 +101,12 @@ def test_countdowns_may_be_listed_in_any_order():
         (edited(countdowns=None), "'countdowns'"),
         (edited(intro=12.0), "'intro'"),
         (edited(countdowns="soon"), "'countdowns'"),
-        (edited(countdowns=VALID["countdowns"][:2]), "'countdowns'"),
+        (edited(countdowns=VALID["countdowns"][:2]), "countdown 2 'end'"),
+        (edited(countdowns=VALID["countdowns"] * 3), "'countdowns'"),
         (edited(countdowns=[*VALID["countdowns"][:2], 3]), "'countdowns[2]'"),
         (with_countdown(2, n=1), "'countdowns'"),
-        (with_countdown(0, n=4), "'n'"),
+        (with_countdown(0, n=7), "'n'"),
+        (with_countdown(0, n=4), "'countdowns'"),
         (with_countdown(0, n="1"), "'n'"),
         (with_countdown(1, start=None), "'start'"),
         (with_countdown(1, finish=395.0), "'finish'"),
@@ -147,7 +149,9 @@ def test_constructing_an_invalid_timeline_raises():
         Timeline(game_seconds=40.0)
     with pytest.raises(RecordError, match="countdown 2 'start'"):
         Countdown(2, 10.0, 5.0)
-    with pytest.raises(RecordError, match="1, 2 and 3 once each"):
+    with pytest.raises(RecordError, match="1 to N once each"):
+        Timeline(countdowns=(Countdown(1, 5.0, 10.0), Countdown(3, 565.0, 600.0)))
+    with pytest.raises(RecordError, match="must equal 'game_seconds'"):
         Timeline(countdowns=(Countdown(1, 5.0, 10.0),))
 
 

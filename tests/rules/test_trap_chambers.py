@@ -63,6 +63,18 @@ def test_the_cliff_holds_its_discoverer_until_he_rolls_three_torches_alone():  #
     t.ok(type="enter", player="red", cell=[0, 0])
 
 
+def test_a_player_on_a_cliff_may_still_discover():  # page 23 forbids leaving only
+    t = Table(players=["red", "blue"], modules=["traps"], traps=ALL)
+    t.roll("red", A, A, K, K, G)
+    t.ok(type="discover", player="red", tile="trap-cliff-torch", cell=[1, 0])
+    t.roll("red", A, A, K, K, G)
+    found = [a for a in open_actions(t.game, "red") if a.action == "discover"]
+    assert found and all(a.possible for a in found)
+    t.ok(type="discover", player="red", tile="chamber-1", cell=found[0].event["cell"])
+    assert t.state["players"]["red"]["cell"] == [1, 0] and t.state["on_cliff"] == ["red"]
+    assert "stuck on the cliff" in t.no(type="enter", player="red", cell=found[0].event["cell"])
+
+
 def test_the_invocation_chamber_summons_everyone_when_found_and_later_with_three_keys():
     t = table(temple=start_and(("chamber-1", (-1, 0), "E")))  # page 23
     t.ok(type="enter", player="blue", cell=[-1, 0])
@@ -99,8 +111,25 @@ def test_the_moving_platform_waits_then_moves_to_where_its_stairway_meets_a_door
     assert t.game.temple.at((1, 0)) is None and t.state["players"]["red"]["cell"] == [1, 1]
     t.ok(type="enter", player="red", cell=[0, 1])
     assert tell_event({"type": "platform", "cell": [1, 1]}, t.game) == (
-        "The moving platform moves to the spot 1 north and 1 east of the start"
+        "The moving platform moves to the spot north-east of the start"
     )
+
+
+def test_a_secret_passage_to_the_moving_platform_goes_with_it():  # pages 11 and 23
+    t = Table(
+        players=["red"],
+        modules=["treasures", "traps"],
+        traps=["platform", "slide"],
+        track_dice=False,
+        temple=start_and(("ct-gem1-key-1", (0, 1), "S"), ("ct-gem1-key-2", (1, -1), "N")),
+    )
+    t.ok(type="discover", player="red", tile="trap-platform", cell=[1, 0])
+    t.game.players["red"].treasures.append("secret_passage")
+    t.ok(type="use", player="red", treasure="secret_passage", cells=[[1, 0], [1, -1]])
+    t.ok(type="platform", player="red", cell=[1, 1])
+    assert t.state["secret_passages"] == []
+    actions = all_open_actions(t.game)  # no passage left pointing at the empty spot
+    assert all(a.event.get("cell") != [1, 0] for a in actions["red"])
 
 
 def test_a_game_without_traps_knows_none_of_their_events():

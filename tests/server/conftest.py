@@ -6,6 +6,7 @@ they run, a missing Chromium is a failure with a clear message, never a silent s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,14 +92,26 @@ class LiveServer:
 
     def post(self, path: str, body: object) -> object:
         """POST a JSON body; return the JSON answer (raises on an HTTP error)."""
-        request = urllib.request.Request(
+        with urllib.request.urlopen(self._json_request(path, body, "POST"), timeout=10) as response:
+            return json.load(response)
+
+    def send(self, path: str, body: object, method: str = "POST") -> tuple[int, Any]:
+        """Send a JSON body; return the status and the JSON answer, an HTTP error's included."""
+        try:
+            with urllib.request.urlopen(
+                self._json_request(path, body, method), timeout=10
+            ) as answer:
+                return answer.status, json.load(answer)
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error)
+
+    def _json_request(self, path: str, body: object, method: str) -> urllib.request.Request:
+        return urllib.request.Request(
             self.url + path,
             data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"},
-            method="POST",
+            method=method,
         )
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response)
 
 
 def free_port() -> int:
@@ -230,6 +244,37 @@ def start_the_clock(server: LiveServer, within: float = 10.0) -> None:
         time.sleep(0.05)
 
 
+def hold_the_clock(server: LiveServer) -> None:
+    """Press Start, wait for "Escape!", then Pause: events are taken, no countdown comes."""
+    start_the_clock(server)
+    server.post("/api/clock", {"action": "pause"})
+
+
+COUNTDOWN_SOON = {
+    "intro_seconds": 0.5,
+    "game_seconds": 400.0,
+    "countdowns": [
+        {"n": 1, "start": 1.0, "end": 300.0},
+        {"n": 2, "start": 320.0, "end": 330.0},
+        {"n": 3, "start": 380.0, "end": 400.0},
+    ],
+}
+"""A clock whose first countdown begins one second after "Escape!" (for a record that needs a
+line of the clock's own), and ends long after."""
+
+
+def wait_for_line(server: LiveServer, kind: str, within: float = 15.0) -> int:
+    """Wait until the live log holds an event of `kind`; return its line."""
+    deadline = time.monotonic() + within
+    while True:
+        log = server.get("/api/state")["log"]  # type: ignore[index]
+        lines = [entry["line"] for entry in log if entry["event"].get("type") == kind]
+        if lines:
+            return lines[-1]
+        assert time.monotonic() < deadline, f"no {kind} came"
+        time.sleep(0.05)
+
+
 @pytest.fixture(autouse=True)
 def _no_training_imports() -> Iterator[None]:
     """A server test must not import the training packages (whatever other tests did before)."""
@@ -237,6 +282,24 @@ def _no_training_imports() -> Iterator[None]:
     yield
     imported = {name for name in TRAINING_ONLY if name in sys.modules} - before
     assert not imported, f"a server test imported the training packages {sorted(imported)}"
+
+
+@contextlib.contextmanager
+def checked_page(
+    chromium: Any, url: str, viewport: dict[str, int], timeout_ms: int = 8_000
+) -> Iterator[Any]:
+    """A fresh page of its own context at `viewport` on `url`; its scripts must raise no error
+    (checked when the page closes)."""
+    context = chromium.new_context(viewport=viewport, base_url=url)
+    context.set_default_timeout(timeout_ms)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"the page's scripts failed: {errors}"
 
 
 @pytest.fixture(scope="session")

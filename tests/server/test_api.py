@@ -1,6 +1,7 @@
 """Every API route through FastAPI's TestClient, including bad input and the safety checks."""
 
 import json
+import time
 import wave
 
 import pytest
@@ -33,14 +34,25 @@ def client(tmp_path, short_timeline):
     settings = ServerSettings(
         data_dir=tmp_path / "data", timeline_path=short_timeline, host_audio=False
     )
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(create_app(settings), base_url=BASE_URL) as test_client:
         yield test_client
 
 
-def start_game(client, **fields):
+BASE_URL = "http://127.0.0.1"
+"""Where the test client's requests go: a host the server answers to (no test-only names)."""
+
+
+def start_game(client, play=True, **fields):
+    """Start a game; with `play`, press Start and wait for "Escape!" (events are refused before)."""
     body = {"players": ["red", "blue"], **fields}
     response = client.post("/api/games", json=body)
     assert response.status_code == 201, response.text
+    if play:
+        assert client.post("/api/clock", json={"action": "start"}).status_code == 200
+        deadline = time.monotonic() + 10
+        while client.get("/api/state").json()["clock"]["t"] < 0:
+            assert time.monotonic() < deadline, "the introduction never ended"
+            time.sleep(0.05)
     return response.json()
 
 
@@ -52,7 +64,7 @@ def post_event(client, **event):
 
 def test_home_sends_to_setup_then_to_the_game(client):
     assert client.get("/", follow_redirects=False).headers["location"] == "/setup"
-    start_game(client)
+    start_game(client, play=False)
     assert client.get("/", follow_redirects=False).headers["location"] == "/game"
 
 
@@ -67,7 +79,7 @@ def test_state_before_any_game_says_so_and_names_the_audio_fallback(client):
 
 
 def test_new_game_in_manual_mode(client):
-    body = start_game(client, difficulty="expert", audio="browser")
+    body = start_game(client, play=False, difficulty="expert", audio="browser")
     state = body["state"]
     assert state["game_id"] == body["game_id"]
     assert state["audio"]["mode"] == "browser"
@@ -97,9 +109,9 @@ def test_new_game_rejects_bad_forms_with_422(client, body, message):
 
 
 def test_new_game_rejects_rules_the_engine_refuses(client):
-    response = client.post("/api/games", json={"players": ["red"], "modules": ["maze"]})
+    response = client.post("/api/games", json={"players": ["red"], "modules": ["labyrinth"]})
     assert response.status_code == 422
-    assert "unknown module 'maze'" in response.json()["detail"]
+    assert "unknown module 'labyrinth'" in response.json()["detail"]
 
 
 def test_events_are_judged_recorded_and_undone(client):
@@ -144,7 +156,7 @@ def test_events_without_a_game_get_409(client):
 
 
 def test_clock_buttons(client):
-    start_game(client)
+    start_game(client, play=False)
     assert client.post("/api/clock", json={"action": "pause"}).status_code == 409
     state = client.post("/api/clock", json={"action": "start"}).json()
     assert state["clock"]["status"] == "running"
@@ -206,13 +218,16 @@ def test_writes_from_other_origins_and_hosts_are_refused(client):
     assert evil.status_code == 403
     cross = client.post("/api/event", json=event, headers={"Sec-Fetch-Site": "cross-site"})
     assert cross.status_code == 403
-    same = client.post("/api/event", json=event, headers={"Origin": "http://testserver"})
+    same = client.post("/api/event", json=event, headers={"Origin": BASE_URL})
     assert same.status_code == 200
-    # The TestClient's page is http://testserver: any other host, port or scheme is another origin.
-    for other in ("http://127.0.0.1:8000", "http://testserver:8080", "https://testserver"):
+    # The client's page is http://127.0.0.1: any other host, port or scheme is another origin.
+    for other in ("http://127.0.0.1:8000", "http://localhost", "https://127.0.0.1"):
         response = client.post("/api/event", json=event, headers={"Origin": other})
         assert response.status_code == 403, other
     assert client.get("/api/state", headers={"Host": "attacker.example"}).status_code == 400
+    # No name is allowed only because a test uses it: "testserver" is nobody's host.
+    testserver = {"Host": "testserver", "Origin": "http://testserver"}
+    assert client.post("/api/event", json=event, headers=testserver).status_code == 400
 
 
 def test_bodies_must_be_small_json(client):
@@ -246,7 +261,7 @@ def test_a_users_own_audio_file_is_served_with_its_timeline(tmp_path, short_time
         audio_file=own,
         host_audio=False,
     )
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url=BASE_URL) as client:
         response = client.get("/api/soundtrack.wav")
         assert response.status_code == 200
         assert response.content == own.read_bytes()
@@ -259,7 +274,7 @@ def test_an_unplayable_audio_file_is_reported_not_crashed(tmp_path, short_timeli
     settings = ServerSettings(
         data_dir=tmp_path / "data", timeline_path=short_timeline, audio_file=bad, host_audio=False
     )
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url=BASE_URL) as client:
         response = client.get("/api/soundtrack.wav")
         assert response.status_code == 503
         assert "cannot be played" in response.json()["detail"]
@@ -277,3 +292,9 @@ def test_the_set_up_page_and_the_game_s_camera_panel_lead_to_the_dice_page(clien
         anchor = html[: html.index(link)].rsplit("<a ", 1)[1]
         assert 'href="/dice"' in anchor, (page, link)
     assert client.get("/dice").status_code == 200
+
+
+def test_a_new_game_with_a_module_that_needs_others_says_what_to_add(client):
+    response = client.post("/api/games", json={"players": ["red"], "modules": ["new_characters"]})
+    assert response.status_code == 422
+    assert "add 'quests' to 'modules'" in response.json()["detail"]

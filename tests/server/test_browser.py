@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from conftest import hold_the_clock, start_the_clock
 from playwright.sync_api import Browser, Page, expect
 from screenshots import screenshot
 
@@ -142,6 +143,7 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
 def test_past_games_lists_a_game_and_shows_its_replay(page: Page, live_server: Any) -> None:
     created = live_server.post("/api/games", {"players": ["green", "yellow"]})
     assert isinstance(created, dict)
+    start_the_clock(live_server)  # nothing is accepted before Start
     game_id = created["game_id"]
     discover = {"type": "discover", "player": "green", "cell": [0, 1], "tile": "chamber-2"}
     live_server.post("/api/event", {"event": discover})
@@ -158,7 +160,7 @@ def test_past_games_lists_a_game_and_shows_its_replay(page: Page, live_server: A
     expect(events).to_contain_text("Green discovers a Chamber north of the start")
     rejected = events.locator("li.rejected")
     expect(rejected).to_have_count(1)
-    expect(rejected).to_contain_text("yellow is not in the exit chamber")
+    expect(rejected).to_contain_text("Yellow is not in the exit chamber")
     expect(page.get_by_test_id("replay-outcome")).to_contain_text("RUNNING")
     expect(page.get_by_test_id("replay-state")).to_contain_text("keys to escape")
     screenshot(page, "games.png")
@@ -166,6 +168,7 @@ def test_past_games_lists_a_game_and_shows_its_replay(page: Page, live_server: A
 
 def test_an_action_on_one_page_appears_live_on_another(chromium: Browser, live_server: Any) -> None:
     live_server.post("/api/games", {"players": ["purple", "orange"]})
+    hold_the_clock(live_server)  # nothing is accepted before Start
     context = chromium.new_context(viewport=VIEWPORT, base_url=live_server.url)
     context.set_default_timeout(UI_TIMEOUT_MS)
     try:

@@ -4,7 +4,13 @@ import json
 import urllib.error
 import urllib.request
 
-from conftest import SHORT_TIMELINE, free_port
+from conftest import (
+    COUNTDOWN_SOON,
+    free_port,
+    hold_the_clock,
+    start_the_clock,
+    wait_for_line,
+)
 
 A, K, T = "adventurer", "key", "torch"
 MISREAD = {"type": "dice", "player": "red", "faces": [A, K, K, K, T]}
@@ -33,16 +39,18 @@ def by_line(state):
 
 def test_a_correction_fixes_an_earlier_roll_is_saved_and_survives_a_restart(start_server):
     port = free_port()
-    running = start_server(SHORT_TIMELINE, port)
+    running = start_server(COUNTDOWN_SOON, port)
     server = running.server
     game_id = server.post("/api/games", {"players": ["red", "blue"], "track_dice": True})["game_id"]
+    hold_the_clock(server)
     server.post("/api/event", {"event": MISREAD})  # line 2
     refused = server.post("/api/event", {"event": DISCOVER})  # line 3
     assert refused["verdict"] == {
         "ok": False,
         "reason": "red shows 1 adventurer, 2 needed to discover a chamber",
     }
-    server.post("/api/event", {"event": {"type": "countdown_start", "n": 1}})  # line 4
+    server.post("/api/clock", {"action": "resume"})
+    assert wait_for_line(server, "countdown_start") == 4  # the clock's own line
 
     answer = server.post("/api/correct", {"line": 2, "event": RIGHT})  # line 5
     assert answer["verdict"] == {"ok": True}
@@ -75,7 +83,7 @@ def test_a_correction_fixes_an_earlier_roll_is_saved_and_survives_a_restart(star
     before = server.get("/api/state")
 
     running.stop()
-    revived = start_server(SHORT_TIMELINE, port).server
+    revived = start_server(COUNTDOWN_SOON, port).server
     after = revived.get("/api/state")
     assert after["game_id"] == game_id
     assert after["game"]["state"] == before["game"]["state"]
@@ -89,8 +97,10 @@ def test_a_correction_fixes_an_earlier_roll_is_saved_and_survives_a_restart(star
 def test_bad_corrections_get_the_engines_reason_or_a_clear_422(live_server):
     url = live_server.url
     live_server.post("/api/games", {"players": ["red", "blue"], "track_dice": True})
+    start_the_clock(live_server)
     live_server.post("/api/event", {"event": MISREAD})  # line 2
-    live_server.post("/api/event", {"event": {"type": "countdown_start", "n": 1}})  # line 3
+    assert wait_for_line(live_server, "countdown_start") == 3  # the clock's own line
+    live_server.post("/api/clock", {"action": "pause"})
     live_server.post("/api/undo", {})  # line 4
 
     expected = {

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from conftest import checked_page, start_the_clock
 from playwright.sync_api import Browser, Page, expect
 from screenshots import screenshot
 
@@ -18,22 +19,13 @@ A, K, T = "adventurer", "key", "torch"
 @pytest.fixture
 def page(chromium: Browser, live_server: Any) -> Iterator[Page]:
     """A fresh 1600 x 1000 page on the live server; its script must raise no error."""
-    context = chromium.new_context(
-        viewport={"width": 1600, "height": 1000}, base_url=live_server.url
-    )
-    context.set_default_timeout(5_000)
-    new_page = context.new_page()
-    errors: list[str] = []
-    new_page.on("pageerror", lambda error: errors.append(str(error)))
-    try:
-        yield new_page
-    finally:
-        context.close()
-    assert not errors, f"the page's scripts failed: {errors}"
+    with checked_page(chromium, live_server.url, {"width": 1600, "height": 1000}, 5_000) as p:
+        yield p
 
 
 def test_fix_a_misread_roll_from_the_log(page: Page, live_server: Any) -> None:
     live_server.post("/api/games", {"players": ["red", "blue"], "track_dice": True})
+    start_the_clock(live_server)  # nothing is accepted before Start
     misread = {"type": "dice", "player": "red", "faces": [A, K, K, K, T]}
     live_server.post("/api/event", {"event": misread})  # line 2
     discover = {"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]}
@@ -47,7 +39,7 @@ def test_fix_a_misread_roll_from_the_log(page: Page, live_server: Any) -> None:
     page.get_by_test_id("fix-3").click()
     dialog = page.get_by_test_id("fix-dialog")
     expect(dialog).to_be_visible()
-    expect(page.get_by_test_id("fix-tile")).to_have_value("exit")
+    expect(page.get_by_test_id("fix-tile-exit")).to_have_attribute("aria-checked", "true")
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
 

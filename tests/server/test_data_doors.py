@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import SHORT_TIMELINE, free_port
+from conftest import SHORT_TIMELINE, free_port, hold_the_clock
 from playwright.sync_api import Browser, expect
 
 MAX_BODY_BYTES = 64 * 1024
@@ -47,6 +47,7 @@ def record_lines(server: Any, game_id: str) -> list[str]:
 @pytest.fixture
 def game(live_server: Any) -> str:
     created = live_server.post("/api/games", {"players": ["red", "blue"]})
+    hold_the_clock(live_server)
     return created["game_id"]
 
 
@@ -108,6 +109,7 @@ def test_an_undo_after_a_fix_stays_bound_and_is_saved_with_its_line(start_server
     port = free_port()
     server = start_server(SHORT_TIMELINE, port).server
     game_id = server.post("/api/games", {"players": ["red", "blue"]})["game_id"]
+    hold_the_clock(server)
     for event in SCENARIO:
         assert server.post("/api/event", {"event": event})["verdict"]["ok"]
     assert server.post("/api/undo", {})["verdict"]["ok"]  # line 6: takes back line 5
@@ -137,6 +139,7 @@ def test_an_undo_stays_bound_when_the_server_comes_back(start_server):
     running = start_server(SHORT_TIMELINE, port)
     server = running.server
     server.post("/api/games", {"players": ["red", "blue"]})
+    hold_the_clock(server)
     for event in SCENARIO:
         server.post("/api/event", {"event": event})
     server.post("/api/undo", {})
@@ -158,7 +161,7 @@ def test_a_page_that_cannot_read_the_stream_says_so(chromium: Browser, live_serv
         # What the server sent before NaN was refused: JSON no browser can parse.
         bad = 'data: {"version": 7, "log": [{"cell": [NaN, Infinity]}]}\n\n'
         page.route(
-            "**/api/stream",
+            "**/api/stream?*",  # the page names its language: /api/stream?lang=en
             lambda route: route.fulfill(
                 status=200, headers={"Content-Type": "text/event-stream"}, body=bad
             ),
@@ -171,7 +174,7 @@ def test_a_page_that_cannot_read_the_stream_says_so(chromium: Browser, live_serv
         expect(status).to_have_class("broken")
         # The page still shows the game, from polling /api/state.
         expect(page.get_by_test_id("player-red")).to_be_visible()
-        page.unroute("**/api/stream")
+        page.unroute("**/api/stream?*")
         page.reload()
         expect(status).to_have_text("● live")
     finally:

@@ -9,6 +9,7 @@ import urllib.request
 from typing import Any
 
 import pytest
+from conftest import hold_the_clock
 
 
 def fetch(url: str, body: object | None = None, **headers: str) -> tuple[int, Any, str]:
@@ -37,6 +38,7 @@ def test_the_tiles_api_names_no_folder_of_this_computer(live_server):
 
 def test_only_this_very_origin_may_change_the_game(live_server):
     live_server.post("/api/games", {"players": ["red"]})
+    hold_the_clock(live_server)
     event = {"event": {"type": "escape", "player": "red"}}
     port = int(live_server.url.rsplit(":", 1)[1])
     others = [

@@ -88,7 +88,10 @@ def test_an_illusion_chamber_vanishes_at_the_door_slam_on_a_phone(chromium, serv
         expect(page.get_by_test_id("log")).to_contain_text(
             "Countdown 1 ends: the door slams and the illusion chambers vanish"
         )
-        pile = [t["id"] for t in server.get("/api/state")["game"]["draw_pile"]]
-        assert "illusion-1" in pile  # back in the pile, to be discovered again
+        game = server.get("/api/state")["game"]
+        pile = [t["id"] for t in game["draw_pile"]]
+        assert "illusion-1" not in pile and pile  # under the pile: others are drawn first
+        assert "(1 under it, vanished)" in game["piles"]
+        expect(page.get_by_test_id("piles")).to_contain_text("(1 under it, vanished)")
     finally:
         context.close()

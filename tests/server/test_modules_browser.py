@@ -63,7 +63,7 @@ def no_sideways_scrolling(page: Page, where: str) -> None:
 
 def test_the_api_lists_the_modules_and_a_basic_game_shows_none(server):
     modules = server.get("/api/modules")
-    assert [(m["id"], m["name"]) for m in modules] == [
+    assert [(m["id"], m["name"]) for m in modules[:8]] == [
         ("curses", "Curses"),
         ("treasures", "Treasures"),
         ("illusions", "Illusion chambers"),
@@ -73,6 +73,11 @@ def test_the_api_lists_the_modules_and_a_basic_game_shows_none(server):
         ("traps", "Trap chambers"),
         ("time", "Time chambers"),
     ]
+    assert [m["number"] for m in modules[:8]] == list(range(1, 9))
+    queenie = [m for m in modules[8:] if m["queenie"]]
+    assert len(queenie) == len(modules) - 8 == 15  # the Queenie modules follow, each named
+    assert all(m["name"] and m["summary"] and m["rulebook"] for m in queenie)
+    assert {m["id"]: m["requires"] for m in queenie}["exchange_teleport"] == ["curses", "treasures"]
     draw = server.get("/api/starting-temple?modules=curses")
     ids = [t["id"] for t in draw["candidates"]]
     assert not any(i.startswith(("chamber-", "gem1-")) for i in ids)  # replaced (page 10)
@@ -135,6 +140,7 @@ def test_curses_and_treasures_from_set_up_to_lifting_and_using_on_a_phone(chromi
         expect(chip.locator(".chip-name")).to_have_text("Broken die")
         expect(chip.locator("svg.curse-broken_die")).to_have_count(1)
         expect(page.get_by_test_id("stats-red")).to_contain_text("4 dice")  # one on the card
+        expect(page.get_by_test_id("piles")).to_contain_text("curse pile: 13 cards")
         log = page.get_by_test_id("log")
         expect(log).to_contain_text("Red draws the curse Broken die")
         expect(log).to_contain_text("with a purple mask and a treasure icon north of the start")

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SHORT_TIMELINE, free_port
+from conftest import SHORT_TIMELINE, free_port, hold_the_clock
 from playwright.sync_api import Browser, Page, expect
 
 from calibration.enrollment import TileLibrary
@@ -42,6 +42,7 @@ def enroll_a_photo(data_dir: Any, tile_id: str) -> None:
 
 def test_the_discover_picker_shows_pictures_not_ids(chromium, live_server):
     live_server.post("/api/games", {"players": ["red", "blue"]})
+    hold_the_clock(live_server)  # nothing is accepted before Start
     enroll_a_photo(live_server.data_dir, "chamber-3")
     page = game_page(chromium, live_server.url)
     try:
@@ -71,6 +72,7 @@ def test_the_discover_picker_shows_pictures_not_ids(chromium, live_server):
 
 def test_the_log_names_players_chambers_and_faces(chromium, live_server):
     live_server.post("/api/games", {"players": ["red", "blue"]})
+    hold_the_clock(live_server)  # nothing is accepted before Start
     for event in (
         {"type": "discover", "player": "red", "tile": "gem3-key-1", "cell": [1, 0]},  # 2
         {"type": "enter", "player": "red", "cell": [1, 0]},  # 3

@@ -50,7 +50,7 @@ def test_a_killed_server_resumes_the_game_clock_included(start_server):
     # It carries on from where it was, plus the seconds the restart took.
     assert before["clock"]["t"] - 1.5 <= after["clock"]["t"] <= before["clock"]["t"] + 15
     texts = [entry["text"] for entry in after["log"]]
-    assert texts.count("Countdown 1 ends: the door slams") == 1
+    assert texts.count("Countdown 1 ends: the door slams; Red loses a die") == 1
     assert after["warnings"][-1]["reason"] == "Blue is not in the exit chamber"
     replay = revived.get(f"/api/games/{game_id}")
     assert [v["ok"] for v in replay["verdicts"]][:4] == [True, True, True, False]

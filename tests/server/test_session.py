@@ -198,13 +198,66 @@ def test_a_long_outage_resumes_paused(tmp_path, time_, monkeypatch):
 def test_finished_games_are_not_resumed(tmp_path, time_):
     session = make_session(tmp_path, time_)
     session.new_game(SETUP)
-    session.record({"type": "collapse"})
+    session.clock_action("start")
+    time_.now += 43  # the introduction and the whole game: the temple collapses
+    session.tick()
+    assert session.game.outcome == "lost"
     assert make_session(tmp_path, time_).resume_latest() is None
+
+
+def test_nothing_is_recorded_before_start_nor_a_clock_event_from_a_player(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    game_id = session.new_game(SETUP)
+    with pytest.raises(SessionError, match="press Start"):
+        session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]})
+    session.clock_action("start")
+    time_.now += 2
+    for kind in ("countdown_start", "countdown_end", "collapse"):
+        with pytest.raises(SessionError, match="game clock"):
+            session.record({"type": kind, "n": 1})
+    assert session.store.read_lines(game_id)[1:] == []
+    assert session.game.outcome == "running"
+
+
+def test_a_correction_that_takes_the_escape_back_gives_the_game_its_clock_again(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    session.new_game({**SETUP, "players": ["red"]})
+    session.clock_action("start")
+    time_.now += 3
+    session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]})
+    session.record({"type": "enter", "player": "red", "cell": [0, 1]})
+    escape = session.record({"type": "escape", "player": "red"})
+    assert escape.ok and session.game.outcome == "won" and session.clock.status == "over"
+    time_.now += 5
+    escape_line = session.log[-1].line
+    assert session.record({"type": "correct", "line": escape_line, "event": None}).ok
+    assert session.game.outcome == "running"
+    assert session.clock.status == "paused"
+    assert session.clock.t == pytest.approx(1.0)  # where the game ended
+    assert any("game goes on" in notice for notice in session.notices)
+    session.clock_action("resume")
+    time_.now += 1
+    assert session.clock.t == pytest.approx(2.0)
+
+
+def test_a_retry_with_its_key_answers_again_and_records_once(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    game_id = session.new_game(SETUP)
+    session.clock_action("start")
+    time_.now += 2
+    found = {"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]}
+    assert session.record(found, key="a").ok
+    assert session.record(found, key="a").ok
+    assert len(session.store.read_lines(game_id)) == 2
+    with pytest.raises(SessionError, match="already used"):
+        session.record({"type": "turn_of_fate"}, key="a")
 
 
 def test_a_last_line_cut_short_by_a_crash_is_dropped(tmp_path, time_):
     session = make_session(tmp_path, time_)
     game_id = session.new_game(SETUP)
+    session.clock_action("start")
+    time_.now += 2
     session.record({"type": "discover", "player": "red", "tile": "exit", "cell": [0, 1]})
     with (tmp_path / "games" / f"{game_id}.jsonl").open("a") as file:
         file.write('{"type": "enter", "pla')

@@ -14,10 +14,12 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from conftest import SHORT_TIMELINE, LiveServer, ServerProcess, free_port
+from conftest import SHORT_TIMELINE, LiveServer, ServerProcess, checked_page, free_port
 
 from calibration.enrollment import TileLibrary
 from calibration.table import FILE_NAME, TableCalibration
+from rules.catalog import basic_catalog
+from rules.every_tile import every_tile
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -154,6 +156,18 @@ def test_enrolling_a_tile_from_the_camera(tile_server: LiveServer) -> None:
     assert entry["photo"] is True and entry["changed"] is True
 
 
+def test_enrolling_a_module_tile_from_the_camera(tile_server: LiveServer) -> None:
+    status, answer = _post(tile_server, "/api/tiles/quest-altar/enroll", {"stairs": "E"})
+    assert status == 200, answer
+    library = TileLibrary.load(tile_server.data_dir / "tiles")
+    assert library.tile("quest-altar").appearance.photo is True
+    assert library.tile("quest-altar").definition == every_tile()["quest-altar"]
+    listed = tile_server.get("/api/tiles")
+    assert isinstance(listed, dict)
+    entry = next(t for t in listed["tiles"] if t["id"] == "quest-altar")
+    assert entry["photo"] is True and entry["modules"] == ["quests"]
+
+
 def test_without_a_camera_calibrating_and_enrolling_are_409(no_camera: LiveServer) -> None:
     status, answer = _post(no_camera, "/api/calibrate", {"players": ["red"]})
     assert status == 409 and "camera" in answer["detail"]
@@ -180,6 +194,25 @@ def test_tiles_are_listed_with_their_cards(no_camera: LiveServer) -> None:
     assert status == 200 and kind == "image/png"
     card = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     assert card is not None and card.shape[0] > 100
+
+
+def test_every_modules_tiles_are_listed_grouped_under_its_name(no_camera: LiveServer) -> None:
+    listed = no_camera.get("/api/tiles")
+    assert isinstance(listed, dict)
+    groups = {tuple(g["modules"]): g for g in listed["groups"]}
+    assert listed["groups"][0]["modules"] == [] and groups[()]["tiles"] == list(basic_catalog())
+    assert groups[("curses", "treasures")]["names"] == ["Curses", "Treasures"]
+    assert "ct-chamber-1" in groups[("curses", "treasures")]["tiles"]
+    assert groups[("traps",)]["names"] == ["Trap chambers"]
+    assert len(groups[("time",)]["tiles"]) == 8 and len(groups[("quests",)]["tiles"]) == 5
+    grouped = [tile_id for g in listed["groups"] for tile_id in g["tiles"]]
+    assert sorted(grouped) == sorted(every_tile()) and len(grouped) == len(set(grouped))
+    slide = next(t for t in listed["tiles"] if t["id"] == "trap-slide")
+    assert slide["modules"] == ["traps"] and slide["trap"] == "slide"
+    names = [t["name"] for t in listed["tiles"]]
+    assert len(names) == len(set(names))  # the page tells tiles apart by their names
+    status, _, kind = _get(no_camera, "/api/tiles/trap-slide/card.png")
+    assert status == 200 and kind == "image/png"
 
 
 def test_an_unknown_tile_is_404_naming_the_known_ones(no_camera: LiveServer) -> None:
@@ -226,3 +259,34 @@ def test_the_tiles_page_shows_the_cards_and_the_reason_an_enrollment_failed(
     finally:
         context.close()
     assert errors == []
+
+
+@pytest.mark.browser
+def test_the_tiles_page_groups_every_modules_tiles_by_name_on_a_phone(
+    chromium: Any, no_camera: LiveServer
+) -> None:
+    with checked_page(chromium, no_camera.url, {"width": 390, "height": 844}) as page:
+        page.goto("/tiles")
+        groups = page.get_by_test_id("tile-group")
+        groups.first.wait_for()
+        headings = page.locator(".tile-group-head").evaluate_all(
+            "heads => heads.map((head) => head.textContent)"
+        )
+        assert headings[:3] == ["Basic game", "Curses + Treasures", "Illusion chambers"]
+        assert "Trap chambers" in headings and "Time chambers" in headings
+        assert page.locator(".tile-card").count() == len(every_tile())
+        slide = page.get_by_test_id("tile-trap-slide")
+        slide.scroll_into_view_if_needed()
+        assert "Slide trap" in slide.inner_text()
+        slide.locator("img").wait_for()
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=tile-trap-slide] img').naturalWidth > 0"
+        )
+        text = page.locator("body").inner_text()
+        assert not any(tile_id in text for tile_id in ("trap-slide", "ct-chamber-1", "gem3-key"))
+        options = page.locator("#tile-id option").all_inner_texts()
+        assert "Slide trap" in options and "trap-slide" not in options
+        widths = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.body.scrollWidth, innerWidth]"
+        )
+        assert max(widths) <= 390, widths

@@ -17,6 +17,8 @@ from screenshots import screenshot, screenshot_folder
 from test_browser import _script_errors
 from test_teach_api import TINY, fake_model, render, start
 
+from models.synth.prompted import write_prompted
+from models.synth.settings import SynthSettings
 from teach.prompted import FACES
 
 pytestmark = pytest.mark.browser
@@ -134,7 +136,15 @@ def test_teaching_the_reader_your_dice_on_a_phone(
         page.get_by_test_id("review-card").evaluate("card => card.scrollIntoView()")
         page.screenshot(path=str(screenshot_folder() / "dice-review-phone.png"))
 
-        # 3. teach, with its progress bar, then 4. compare
+        # 3. teach: only once the labels are checked, then its progress bar, then 4. compare
+        expect(page.get_by_test_id("teach-start")).to_be_disabled()
+        expect(page.get_by_test_id("teach-ready")).to_contain_text(
+            "check the labels, then press The labels are right"
+        )
+        page.get_by_test_id("review-done").click()
+        expect(page.get_by_test_id("review-done-note")).to_have_text("Labels checked.")
+        expect(page.get_by_test_id("teach-ready")).to_be_hidden()
+        assert server.get("/api/dice")["readiness"]["ready"]
         page.get_by_test_id("teach-start").click()
         expect(page.get_by_test_id("teach-progress")).to_be_visible()
         expect(page.get_by_test_id("teach-stage")).to_contain_text("%")
@@ -193,3 +203,56 @@ def test_teaching_the_reader_your_dice_on_a_phone(
     finally:
         context.close()
     assert not errors, f"the page's scripts failed: {errors}"
+
+
+def test_without_a_camera_the_page_asks_for_uploads_and_teaching_waits_for_every_face(
+    chromium: Browser, tmp_path: Path
+) -> None:
+    """Two faces of photos, the second face's photos showing torches: the page says what is
+    missing, warns of the mislabelled face, and Teach stays off (the server refuses it too)."""
+    look = tmp_path / "standard"
+    # at 1080p, where the dice are the size the reader is made for (30 px; the reader misreads
+    # most keys of this look at 960x540, where they are 15 px)
+    write_prompted(look, SynthSettings(width=1920, height=1080), 2, 1, seed=7)
+    data = tmp_path / "data"
+    current = data / "teach" / "current"
+    shutil.copytree(look / "key", current / "key")
+    shutil.copytree(look / "torch", current / "golden_mask")  # mislabelled: torches
+    running = start(tmp_path, data, ("--no-camera",), TINY)
+    context = chromium.new_context(viewport=PHONE, base_url=running.server.url)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    errors = _script_errors(page)
+    try:
+        page.goto("/dice")
+        expect(page.get_by_test_id("ask")).to_contain_text("upload a photo of it (Upload photos)")
+        expect(page.get_by_test_id("ask")).not_to_contain_text("Capture")
+        expect(page.get_by_test_id("capture")).to_be_hidden()
+        expect(page.get_by_test_id("teach-start")).to_be_disabled()
+        ready = page.get_by_test_id("teach-ready")
+        expect(ready).to_contain_text("Adventurer (0 of 2)")
+        expect(ready).to_contain_text("find the dice in the photos")
+
+        page.get_by_test_id("label").click()
+        expect(page.get_by_test_id("review-message")).to_contain_text("Found")
+        warning = page.get_by_test_id("warning-golden_mask")
+        expect(warning).to_contain_text("The shipped reader reads")
+        expect(warning).to_contain_text("labelled Golden mask")
+        expect(page.get_by_test_id("warning-key")).to_have_count(0)
+        page.get_by_test_id("review-done").click()
+        expect(page.get_by_test_id("review-done-note")).to_have_text("Labels checked.")
+        expect(page.get_by_test_id("teach-start")).to_be_disabled()
+        expect(ready).to_contain_text("photograph every face")
+        expect(ready).not_to_contain_text("check the labels")
+        no_sideways_scrolling(page)
+
+        answer = page.evaluate(
+            "fetch('/api/dice/teach', {method: 'POST'})"
+            ".then(r => r.json().then(j => [r.status, j]))"
+        )
+        assert answer[0] == 409 and "photograph every face" in answer[1]["detail"], answer
+        assert running.server.get("/api/dice/teach")["state"] != "running"
+        assert not errors, errors
+    finally:
+        context.close()
+        running.stop()

@@ -6,6 +6,7 @@ page chimes and shows the timer turned over beside the lower icon."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -33,15 +34,22 @@ def test_a_sand_timer_runs_beeps_and_turns_over_on_a_phone(chromium, server):
         expect(page.get_by_test_id("time-count-row")).to_be_visible()
         page.get_by_test_id("time-count").select_option("2")
         expect(page.get_by_test_id("setup-summary")).to_contain_text("Time chambers (2)")
+        expect(page.get_by_test_id("torch-penalty-row")).to_be_visible()  # page 25's 2 tables
+        page.get_by_test_id("torch-penalty").select_option("gems")
 
-        server.post(
+        created = server.post(
             "/api/games",
             {
                 "players": ["red", "blue"],
                 "modules": ["time"],
                 "time_chambers": ["prohibition-1", "sacrifice"],
                 "starting_chambers": ["chamber-1", "chamber-2"],
+                "torch_penalty": "gems",
             },
+        )
+        saved = server.data_dir / "games" / f"{created['game_id']}.jsonl"
+        assert json.loads(saved.read_text(encoding="utf-8").splitlines()[0])["torch_penalty"] == (
+            "gems"
         )
         start_the_clock(server)
         event = {"type": "discover", "player": "red", "tile": "time-prohibition-1", "cell": [0, 1]}
@@ -66,7 +74,7 @@ def test_a_sand_timer_runs_beeps_and_turns_over_on_a_phone(chromium, server):
         expect(timer).to_contain_text("lower sand icon", timeout=15_000)
         expect(timer).to_contain_text("nobody frees black masks with golden masks")
         expect(page.get_by_test_id("log")).to_contain_text(
-            "The sand timer runs out on the Prohibition chamber 1 north of the start"
+            "The sand timer runs out on the Prohibition chamber 1, north of the start"
         )
         state = server.get("/api/state")["game"]["state"]
         assert state["timers"][0]["phase"] == 2

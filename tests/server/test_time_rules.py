@@ -3,14 +3,23 @@ after the collapse the page offers nothing that no longer exists (Chromium)."""
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.error
 from typing import Any
 
 import pytest
-from conftest import free_port
+from conftest import free_port, start_the_clock, wait_for_line
 from playwright.sync_api import Browser, expect
+
+THREE_SECOND_GAME = {
+    "intro_seconds": 0.5,
+    "game_seconds": 3.0,
+    "countdowns": [
+        {"n": 1, "start": 0.5, "end": 1.0},
+        {"n": 2, "start": 1.5, "end": 2.0},
+        {"n": 3, "start": 2.5, "end": 3.0},
+    ],
+}
+"""A game over three seconds after \"Escape!\": the temple collapses by the clock."""
 
 TIMELINE = {
     "intro_seconds": 3.0,
@@ -21,13 +30,6 @@ TIMELINE = {
         {"n": 3, "start": 30.0, "end": 40.0},
     ],
 }
-
-
-def post_status(server: Any, path: str, body: object) -> tuple[int, dict[str, Any]]:
-    try:
-        return 200, server.post(path, body)
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
 
 
 def wait_for(server: Any, condition: Any, seconds: float = 10.0) -> dict[str, Any]:
@@ -50,7 +52,7 @@ def test_moves_and_a_turn_of_fate_wait_for_escape(start_server):
         {"type": "turn_of_fate"},
         {"type": "dice", "player": "red", "faces": ["key"] * 5},
     ):
-        status, answer = post_status(server, "/api/event", {"event": event})
+        status, answer = server.send("/api/event", {"event": event})
         assert status == 409, event
         assert answer["detail"].startswith("the game has not begun: nobody may act before")
     # The page is told so: every open action waits for "Escape!".
@@ -70,10 +72,12 @@ def test_moves_and_a_turn_of_fate_wait_for_escape(start_server):
 
 @pytest.mark.browser
 def test_after_the_collapse_the_page_offers_nothing_that_is_gone(
-    chromium: Browser, live_server: Any
+    chromium: Browser, start_server: Any
 ) -> None:
+    live_server = start_server(THREE_SECOND_GAME, free_port()).server
     live_server.post("/api/games", {"players": ["red", "blue"]})
-    live_server.post("/api/event", {"event": {"type": "collapse"}})
+    start_the_clock(live_server)
+    wait_for_line(live_server, "collapse")  # the clock's: no player may post it
     context = chromium.new_context(viewport={"width": 1600, "height": 1000})
     context.set_default_timeout(8_000)
     page = context.new_page()

@@ -43,7 +43,7 @@ def test_the_demo_game_plays_with_the_annotated_video(chromium: Browser, demo_se
         page.wait_for_function(
             "document.querySelector('[data-testid=camera-video]').naturalWidth > 0"
         )
-        assert video.evaluate("img => img.naturalWidth") == 960
+        assert video.evaluate("img => img.naturalWidth") == 1280  # annotated for the enlarged panel
         expect(page.get_by_test_id("camera-status")).to_contain_text("vision")
         screenshot(page, "vision.png")
     finally:

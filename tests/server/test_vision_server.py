@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from conftest import SHORT_TIMELINE, ServerProcess, free_port
+from conftest import SHORT_TIMELINE, ServerProcess, free_port, hold_the_clock
 from scene_truth import calibration_of
 
 from models.synth.frame import render_frame
@@ -86,7 +86,7 @@ def test_a_video_is_watched_annotated_and_streamed(
     assert vision["camera"]["status"] in ("live", "ended")
     with urllib.request.urlopen(server.url + "/api/video.jpg", timeout=10) as response:
         picture = cv2.imdecode(np.frombuffer(response.read(), np.uint8), cv2.IMREAD_COLOR)
-    assert picture.shape[1] == 960  # the annotated frame, scaled for the dashboard
+    assert picture.shape[1] == 1280  # the annotated frame, scaled for the dashboard
     with urllib.request.urlopen(server.url + "/api/video.mjpg", timeout=10) as response:
         assert response.headers["Content-Type"].startswith("multipart/x-mixed-replace")
         head = response.read(200)
@@ -99,6 +99,7 @@ def test_no_calibration_still_shows_the_video_and_the_game_goes_on(
     video, _, players = table_video
     server = serve_with(["--camera", str(video)]).server
     server.post("/api/games", {"players": players[:2], "difficulty": "normal", "audio": "off"})
+    hold_the_clock(server)  # nothing is accepted before Start
     vision = get_json(server.url + "/api/vision")
     assert vision["calibrated"] is False
     assert any("templecam calibrate" in p for p in vision["problems"])
@@ -147,6 +148,7 @@ def test_a_bumped_camera_is_reported(
     calibration.save(moved)
     server = serve_with(["--camera", str(video), "--calibration", str(moved)]).server
     server.post("/api/games", {"players": players[:2], "difficulty": "normal", "audio": "off"})
+    hold_the_clock(server)  # nothing is accepted before Start
     vision = wait_for(lambda: (v := get_json(server.url + "/api/vision"))["camera_moved"] and v)
     assert "recalibrate" in vision["camera_moved"]
 
@@ -164,6 +166,7 @@ def test_a_calibration_from_another_camera_is_set_aside_with_a_message(
     other.save(other_path)
     server = serve_with(["--camera", str(video), "--calibration", str(other_path)]).server
     server.post("/api/games", {"players": players[:2], "difficulty": "normal", "audio": "off"})
+    hold_the_clock(server)  # nothing is accepted before Start
     vision = wait_for(
         lambda: (v := get_json(server.url + "/api/vision"))["calibrated"] is False and v
     )

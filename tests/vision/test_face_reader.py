@@ -13,12 +13,7 @@ import pytest
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
 from vision.detections import Detections, box_iou
-from vision.detector import (
-    Detector,
-    DetectorSettings,
-    ModelError,
-    default_faces_path,
-)
+from vision.detector import Detector, DetectorSettings, ModelError
 from vision.face_reader import (
     CLASSES,
     DIE_CLASSES,
@@ -29,6 +24,8 @@ from vision.face_reader import (
     FaceReader,
     crop_square,
     crop_window,
+    default_faces_path,
+    open_face_reader,
     reread_dice,
 )
 
@@ -39,7 +36,7 @@ SHIPPED = default_faces_path()
 BASELINE = SHIPPED.parent / "templecam-baseline.onnx"
 needs_shipped = pytest.mark.skipif(
     not SHIPPED.is_file(),
-    reason="models/templecam-faces.onnx is not there (templecam train --faces)",
+    reason="vision/data/models/templecam-faces.onnx is not there (templecam train --faces)",
 )
 
 
@@ -113,6 +110,23 @@ def test_faces_setting_parses_and_a_missing_classifier_is_a_model_error(tmp_path
         Detector(BASELINE, DetectorSettings(faces=str(BASELINE)))
 
 
+@needs_shipped
+def test_the_localiser_and_the_detector_open_the_reader_one_way(tmp_path):
+    from vision.localiser import Localiser, LocaliserSettings
+    from vision.models import default_model
+
+    assert open_face_reader("off") is None
+    assert open_face_reader("auto", threads=1).model_path == SHIPPED
+    missing = str(tmp_path / "missing.onnx")
+    for opening in (
+        lambda: Detector(BASELINE, DetectorSettings(faces=missing)),
+        lambda: Localiser(default_model()[0], LocaliserSettings(faces=missing)),
+        lambda: open_face_reader(missing),
+    ):
+        with pytest.raises(ModelError, match=f"faces={missing}: no face classifier"):
+            opening()
+
+
 # --- The shipped classifier on a rendered frame -------------------------------------------------
 
 
@@ -125,7 +139,9 @@ def frame():
 @pytest.fixture(scope="module")
 def reader():
     if not SHIPPED.is_file():
-        pytest.skip("models/templecam-faces.onnx is not there (templecam train --faces)")
+        pytest.skip(
+            "vision/data/models/templecam-faces.onnx is not there (templecam train --faces)"
+        )
     return FaceReader(SHIPPED, threads=2)
 
 

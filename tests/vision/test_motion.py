@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,8 +10,10 @@ from models.synth.settings import SynthSettings
 from vision.detections import Detections
 from vision.detector import Detector
 from vision.motion import MotionGate, MotionSettings
+from vision.shipped import BASELINE as SHIPPED_BASELINE
+from vision.shipped import shipped_path
 
-BASELINE = Path(__file__).resolve().parents[2] / "models" / "templecam-baseline.onnx"
+BASELINE = shipped_path(SHIPPED_BASELINE)
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +118,8 @@ def test_waiting_changes_are_stale_and_the_focus_goes_first(
     gate.process(frame, 0.0)
     changed = frame.copy()
     changed[100:160, 100:160] = (30, 200, 240)  # far from the focus
-    changed[900:960, 1500:1560] = (240, 200, 30)  # in the focus (a player's zone)
+    # in the focus (a player's zone); dark, so that it differs in grey from any table
+    changed[900:960, 1500:1560] = (20, 20, 20)
     assert gate.process(changed, 0.1).windows == ()  # both have just moved
     still = MotionSettings().still_seconds + 0.05
     first = gate.process(changed, 0.1 + still)

@@ -1,0 +1,149 @@
+"""An action open to a player, priced in dice with the odds of rolling what is missing; the
+engine, the open actions and the modules' open-action hooks share it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rules.module_protocol import GameView
+from rules.odds import roll_odds
+from rules.vocabulary import FACES, Cell, neighbour, plural
+
+if TYPE_CHECKING:
+    from rules.engine import PlayerState
+
+
+def describe_icons(icons: Mapping[str, int]) -> str:
+    """Write a multiset of icons in words: `1 adventurer and 2 keys`."""
+    parts = [plural(icons.get(face, 0), face) for face in FACES if face in icons]
+    return " and ".join(parts) if parts else "nothing"
+
+
+# Not frozen: a frozen dataclass's __init__ costs twice as much, and a listing builds hundreds
+# (rules/benchmark.py); nothing changes an open action once it is built.
+@dataclass
+class OpenAction:
+    """One action a player could take: the event that would do it, and what is still missing."""
+
+    action: str
+    label: str
+    event: dict[str, Any]
+    missing: dict[str, int] = field(default_factory=dict)
+    blocked: str | None = None
+    """A reason the dice cannot fix (an empty depot, no tiles left, a partner needed)."""
+    chance_next_roll: float | None = None
+    """Chance that the next roll of the dice not kept completes what is missing."""
+    expected_rolls: float | None = None
+    """Expected rolls to complete it, keeping matching dice (None: more dice than they have)."""
+    need: dict[str, int] = field(default_factory=dict)
+    """The icons it costs (what a double key or torch can stand in for)."""
+    choices: list[dict[str, Any]] | None = None
+    """Where an action needs a choice (a character's run, turn or move): each a `name` and
+    the `event` that does it."""
+
+    @property
+    def possible(self) -> bool:
+        """Tell whether the action can be taken right now."""
+        return self.blocked is None and not self.missing
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the open action as the dashboard reads it."""
+        return {
+            "action": self.action,
+            "label": self.label,
+            "event": self.event,
+            "possible": self.possible,
+            "missing": self.missing,
+            "missing_text": describe_icons(self.missing) if self.missing else None,
+            "blocked": self.blocked,
+            "chance_next_roll": self.chance_next_roll,
+            "expected_rolls": self.expected_rolls,
+            "need": self.need,
+            **({"choices": self.choices} if self.choices is not None else {}),
+        }
+
+
+def priced(
+    game: GameView,
+    payers: Iterable[PlayerState],
+    need: Mapping[str, int],
+    action: str,
+    label: str,
+    event: dict[str, Any],
+    blocked: str | None = None,
+) -> OpenAction:
+    """Build an open action whose cost is `need`, paid by `payers` together."""
+    payers = list(payers)
+    if not game.setup.track_dice:
+        return OpenAction(
+            action, label, event, blocked=blocked, need={i: n for i, n in need.items() if n > 0}
+        )
+    showing = _showing(game, payers, need)
+    cost: dict[str, int] = {}
+    missing: dict[str, int] = {}
+    kept = 0  # the dice showing what is needed, kept for the next roll
+    for icon, n in need.items():
+        if n > 0:
+            cost[icon] = n
+        have = showing.get(icon, 0)
+        if have < n:
+            missing[icon] = n - have
+            kept += have
+        else:
+            kept += n
+    if not missing:
+        return OpenAction(
+            action,
+            label,
+            event,
+            blocked=blocked,
+            chance_next_roll=1.0,
+            expected_rolls=0.0,
+            need=cost,
+        )
+    rerollable = sum(p.free_dice for p in payers) - kept
+    # `missing` counts are all positive: sorted, it is already `as_need(missing)`.
+    chance, rolls = roll_odds(max(rerollable, 0), tuple(sorted(missing.items())))
+    return OpenAction(
+        action,
+        label,
+        event,
+        missing=missing,
+        blocked=blocked,
+        chance_next_roll=chance,
+        expected_rolls=rolls,
+        need=cost,
+    )
+
+
+def _showing(
+    game: GameView, payers: list[PlayerState], need: Mapping[str, int]
+) -> Mapping[str, int]:
+    """What the payers' dice show together, in what they are worth towards `need`."""
+    for hook in game.module_hooks("pays_differently"):
+        if hook(game, payers):
+            worth = hook.__self__
+            showing: Counter[str] = Counter()
+            for payer in payers:
+                showing.update(worth.payment_view(game, payer, need))
+            return showing
+    if len(payers) == 1:
+        return payers[0].showing
+    showing = Counter()
+    for payer in payers:
+        showing.update(payer.showing)
+    return showing
+
+
+def unjoined_neighbours(game: GameView) -> Iterator[tuple[Cell, Cell]]:
+    """Every pair of adjacent chambers with no open passage between them, each pair once, in
+    temple order (where module 2's Secret passage may be laid)."""
+    for placed in game.temple:
+        a = placed.cell
+        for side in ("N", "E"):
+            b = neighbour(a, side)
+            if game.temple.at(b) is not None and not game.connected(a, b):
+                yield a, b

@@ -1,0 +1,54 @@
+"""The camera panel's waiting messages in the page's language (issue 22): the vision pipeline's
+English words (made by the real `EventMaker` against the real engine) told by the catalog's
+templates, English whole where a part cannot be said."""
+
+from __future__ import annotations
+
+from base.words import say
+from server.vision_words import note_in, waiting_in
+from tests.vision.test_event_stages import ROLL, Table
+from vision.events import HELD_TILE
+from vision.observation import SeenDie, SeenTile
+from vision.sources import DEMO_NOTE
+
+
+def test_a_die_out_of_sight_is_said_in_greek() -> None:
+    table = Table()
+    table.roll("red", ROLL[:4])
+    english = table.maker.waiting["red"]
+    told = waiting_in("el", english, table.game)
+    assert told == say("el", "more.wait.count", who=say("el", "colour.red"), n=4, total=5)
+    assert "dice" not in told and waiting_in("en", english, table.game) == english
+
+
+def test_an_unsure_die_and_a_held_chamber_are_said_in_portuguese() -> None:
+    table = Table()
+    dice = [SeenDie(f, (i * 20.0, 9.0), 0.9) for i, f in enumerate(ROLL)]
+    dice[4] = SeenDie(None, dice[4].xy_mm, 0.4)
+    table.dice["red"] = tuple(dice)
+    table.show(4)
+    told = waiting_in("pt", table.maker.waiting["red"], table.game)
+    assert told.startswith(f"{say('pt', 'colour.red')}: 1 de 5 dados")
+    assert "waiting" not in told
+    assert waiting_in("pt", HELD_TILE, table.game) == say("pt", "more.wait.tile")
+
+
+def test_a_move_the_engine_refuses_is_told_whole_in_greek() -> None:
+    table = Table()
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "adventurer", "key"))
+    table.tiles[(0, 1)] = SeenTile("chamber-4", "S", 0.8)  # entering it takes two keys
+    table.show(6)
+    table.figures["red"] = (0, 1)
+    table.show(20)
+    english = table.maker.waiting["held enter red"]
+    told = waiting_in("el", english, table.game, list(table.maker.pending.values()))
+    assert told.startswith("η κάμερα βλέπει: ") and say("el", "colour.red") in told
+    assert "camera" not in told and "refuses" not in told and "Chamber" not in told
+
+
+def test_a_message_the_catalog_cannot_say_reads_english_whole() -> None:
+    table = Table()
+    odd = "camera sees: something nobody holds, which the engine refuses now (why): it waits"
+    assert waiting_in("el", odd, table.game, []) == odd
+    assert waiting_in("el", "red: the lamp flickers", table.game) == "red: the lamp flickers"
+    assert note_in("el", DEMO_NOTE) != DEMO_NOTE and note_in("en", DEMO_NOTE) == DEMO_NOTE

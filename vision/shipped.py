@@ -1,0 +1,30 @@
+"""Where the shipped models live: run-time data of the vision room, `vision/data/models/`.
+
+Read through `importlib.resources`, so an installed package finds them as a checkout does. The
+training package (`models/`) writes new ones here only through the documented copy steps of
+its cards; the run time never looks into `models/`.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+LOCALISER = "templecam-default.onnx"
+"""The shipped localiser (the default model)."""
+LOCALISER_INT8 = "templecam-default-int8.onnx"
+"""The same localiser quantised to int8."""
+FACES = "templecam-faces.onnx"
+"""The shipped die-face reader (faces=auto)."""
+BASELINE = "templecam-baseline.onnx"
+"""The early YOLO baseline, a named alternative (`--model` it)."""
+
+
+def shipped_dir() -> Path:
+    """Return the folder of the shipped models."""
+    return Path(str(resources.files("vision") / "data" / "models"))
+
+
+def shipped_path(name: str) -> Path:
+    """Return the path of one shipped model file (e.g. `shipped_path(FACES)`)."""
+    return shipped_dir() / name
