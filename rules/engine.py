@@ -11,9 +11,26 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar, NamedTuple
 
+from rules.basic_events import (
+    BASIC_EVENTS,
+    Activate,
+    Collapse,
+    Correct,
+    CountdownEnd,
+    CountdownStart,
+    Dice,
+    Discover,
+    Enter,
+    Escape,
+    GiveDie,
+    TurnOfFate,
+    Undo,
+    Unlock,
+)
 from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.event_fields import check_fields
+from rules.event_values import EventValue, ReadContext, UntypedEvent
 from rules.finite import TooDeepError, non_finite_path, not_finite_message, without_nulls
 from rules.game_setup import SPARE_GEMS, Setup, parse_cell, parse_setup
 from rules.module_protocol import Plan, Spends
@@ -24,7 +41,6 @@ from rules.temple import PlacedTile, Temple
 from rules.vocabulary import (
     ADVENTURER,
     BLACK_MASK,
-    FACES,
     GOLDEN_MASK,
     KEY,
     SIDES,
@@ -174,10 +190,12 @@ class Game:
             self.temple.place(self.catalog[placement.tile_id], placement.cell, placement.stairs)
         self._discoverable_tiles = sum(tile.kind != "start" for tile in self.catalog.values())
         self.under_pile: list[str] = []
-        self.curses_drawn: Counter[str] = Counter()
-        """Curse cards drawn so far, by card (module 1): none goes back into the pile."""
         """Tiles put under the draw pile (vanished illusion chambers, page 13): drawn again only
         once every tile above them is gone."""
+        self.curses_drawn: Counter[str] = Counter()
+        """Curse cards drawn so far, by card (module 1): none goes back into the pile."""
+        self._read_context = ReadContext(tuple(setup.players), frozenset(self.catalog))
+        """What an event's fields are read against (fixed at set-up, shared by copies)."""
         start = self.temple.start_cell()
         self.players: dict[str, PlayerState] = {
             pid: PlayerState(pid, start, setup.starting_dice) for pid in setup.players
@@ -319,6 +337,7 @@ class Game:
         # Past lines and accepted events are never changed in place: the copy shares them.
         memo: dict[int, Any] = {
             id(self.catalog): self.catalog,  # the setup's, never changed by play
+            id(self._read_context): self._read_context,
             id(self.lines): list(self.lines),
             id(self.accepted): list(self.accepted),
             id(self.accepted_lines): list(self.accepted_lines),
@@ -404,11 +423,10 @@ class Game:
             self.accepted_lines.append(line)
         return Verdict(True)
 
-    def _handler_for(
-        self, written: Any
-    ) -> tuple[Callable[[Mapping[str, Any]], None], Mapping[str, Any]]:
-        """Return the handler of an event and the fields it reads: every `null` field is left
-        out (read as absent), except a correction's `event`, where null strikes the line out."""
+    def _handler_for(self, written: Any) -> tuple[Callable[[Any], None], EventValue]:
+        """Return the handler of an event and the event parsed into its class: every `null`
+        field is left out (read as absent), except a correction's `event`, where null strikes
+        the line out."""
         if not isinstance(written, Mapping):
             raise Rejection("an event must be a JSON object with a 'type'")
         try:
@@ -434,12 +452,18 @@ class Game:
         if self.outcome != "running" and not (kind in RECORD_EDITS and self.outcome == "won"):
             raise Rejection(f"the game is over: it was {self.outcome}")
         check_fields(event)
+        typed = self._event_class(kind).parse(event, self._read_context)
         for hook in self._plan.hooks["check_event"]:
-            hook(self, event)
+            hook(self, typed)
         module = self._plan.handlers.get(kind)
         if module is not None:
-            return partial(module.handle, self), event
-        return getattr(self, f"_{kind}"), event
+            return partial(module.handle, self), typed
+        return getattr(self, f"_{kind}"), typed
+
+    def _event_class(self, kind: str) -> type[EventValue]:
+        """The class an event of type `kind` is parsed into (a module's or the basic game's)."""
+        found = self._plan.event_classes.get(kind) or BASIC_EVENTS.get(kind)
+        return UntypedEvent if found is None else found
 
     # ----- field readers (raise Rejection on malformed input) -----------------------------
 
@@ -667,11 +691,9 @@ class Game:
 
     # ----- event handlers: check everything first, then change the state ------------------
 
-    def _dice(self, event: Mapping[str, Any]) -> None:
-        player = self._active_player(event)
-        faces = event.get("faces")
-        if not isinstance(faces, list) or any(face not in FACES for face in faces):
-            raise Rejection(f"'faces' must be a list of die faces from {', '.join(FACES)}")
+    def _dice(self, event: Dice) -> None:
+        player = self._still_inside(self.players[event.player])
+        faces = list(event.faces)
         if len(faces) != player.dice:
             raise Rejection(
                 f"{player.player_id} holds {plural(player.dice, 'die')}"
@@ -691,13 +713,11 @@ class Game:
         for hook in self._plan.hooks["after_roll"]:
             hook(self, player)
 
-    def _discover(self, event: Mapping[str, Any]) -> None:
-        player = self._active_player(event)
+    def _discover(self, event: Discover) -> None:
+        player = self._still_inside(self.players[event.player])
         self.check_may_move(player, "discover a chamber")
-        cell = self._cell(event)
-        tile_id = event.get("tile")
-        if not isinstance(tile_id, str) or tile_id not in self.catalog:
-            raise Rejection(f"unknown tile {tile_id!r}: it is not in the tile catalog")
+        cell = event.cell
+        tile_id = event.tile
         tile = self.catalog[tile_id]
         if self.temple.is_placed(tile_id):
             raise Rejection(f"{tile.name} ({tile_id}) is already in the temple")
@@ -728,7 +748,7 @@ class Game:
             )
         self.check_way(player, here, cell, "discover a chamber")
         self.check_leave(player, cell, "discover a chamber", discovering=True)
-        stairs = event.get("stairs", opposite(door))
+        stairs = opposite(door) if event.stairs is None else event.stairs
         if stairs not in SIDES:
             raise Rejection("'stairs' must be one of N, E, S, W")
         if stairs != opposite(door):
@@ -750,10 +770,10 @@ class Game:
         for hook in self._plan.hooks["on_discover"]:
             hook(self, player, tile, cell)
 
-    def _enter(self, event: Mapping[str, Any]) -> None:
-        player = self._active_player(event)
+    def _enter(self, event: Enter) -> None:
+        player = self._still_inside(self.players[event.player])
         self.check_may_move(player, "enter a chamber")
-        cell = self._cell(event)
+        cell = event.cell
         here = player.cell
         assert here is not None
         target = self.temple.at(cell)
@@ -788,10 +808,10 @@ class Game:
         for hook in self._plan.hooks["after_enter"]:
             hook(self, player, here, event, through)
 
-    def _activate(self, event: Mapping[str, Any]) -> None:
-        cell = self._cell(event)
-        gems = self._whole(event, "gems")
-        ids = event.get("players")
+    def _activate(self, event: Activate) -> None:
+        cell = event.cell
+        gems = event.gems
+        ids = event.players
         if not isinstance(ids, list) or not ids:
             raise Rejection("'players' must list the players who activate the gems")
         payers = [self._still_inside(self._lookup(pid)) for pid in ids]
@@ -835,10 +855,11 @@ class Game:
         for hook in self._plan.hooks["after_gems"]:
             hook(self, chamber, payers)
 
-    def _unlock(self, event: Mapping[str, Any]) -> None:
-        player = self._active_player(event)
-        helper = self._active_player(event, "by") if "by" in event else player
-        count = self._whole(event, "count")
+    def _unlock(self, event: Unlock) -> None:
+        player = self._still_inside(self.players[event.player])
+        by = event.by
+        helper = player if by is None else self._still_inside(self.players[by])
+        count = event.count
         self.check_allowed("golden_masks")
         limit = max((hook(self, helper) for hook in self._plan.hooks["unlock_limit"]), default=2)
         if count not in (1, 2) and not 1 <= count <= limit:
@@ -861,8 +882,8 @@ class Game:
         self._pay(plan)
         player.locked -= count
 
-    def _escape(self, event: Mapping[str, Any]) -> None:
-        player = self._active_player(event)
+    def _escape(self, event: Escape) -> None:
+        player = self._still_inside(self.players[event.player])
         chamber = self.chamber_of(player)
         if chamber is None or chamber.tile.kind != "exit":
             raise Rejection(f"{player.player_id} is not in the exit chamber")
@@ -884,9 +905,9 @@ class Game:
             lost = any(hook(self) for hook in self._plan.hooks["loses_at_last_escape"])
             self.outcome = "lost" if lost else "won"
 
-    def _give_die(self, event: Mapping[str, Any]) -> None:
-        giver = self._player(event, "from")
-        receiver = self._player(event, "to")
+    def _give_die(self, event: GiveDie) -> None:
+        giver = self.players[event.giver]
+        receiver = self.players[event.receiver]
         if not giver.escaped:
             raise Rejection(
                 f"{giver.player_id} has not escaped: only an escaped player gives a die"
@@ -901,7 +922,7 @@ class Game:
         giver.gave_die = True
         receiver.dice += 1
 
-    def _turn_of_fate(self, event: Mapping[str, Any]) -> None:
+    def _turn_of_fate(self, event: TurnOfFate) -> None:
         if self.setup.difficulty == "professional":
             raise Rejection("professionals play without the turn of fate")
         if self.turns_of_fate_used >= MAX_TURNS_OF_FATE:
@@ -932,18 +953,20 @@ class Game:
 
     # ----- the clock ----------------------------------------------------------------------
 
-    def _countdown_number(self, event: Mapping[str, Any], allowed: tuple[int, ...]) -> int:
-        n = self._whole(event, "n")
+    def _countdown_number(
+        self, event: CountdownStart | CountdownEnd, allowed: tuple[int, ...]
+    ) -> int:
+        n = event.n
         if not allowed:
             raise Rejection("this game's one countdown ends with the collapse: no door slams")
         if n not in allowed:
             raise Rejection(f"'n' must be {' or '.join(map(str, allowed))} for {event['type']}")
         return n
 
-    def _countdown_start(self, event: Mapping[str, Any]) -> None:
+    def _countdown_start(self, event: CountdownStart) -> None:
         self._countdown_number(event, self.setup.countdowns)
 
-    def _countdown_end(self, event: Mapping[str, Any]) -> None:
+    def _countdown_end(self, event: CountdownEnd) -> None:
         self._countdown_number(event, self.setup.countdowns[:-1])  # the last: the collapse
         start = self.temple.start_cell()
         safe = {start}
@@ -964,10 +987,10 @@ class Game:
         for hook in self._plan.hooks["after_slam"]:
             hook(self, gone, start)
 
-    def _collapse(self, event: Mapping[str, Any]) -> None:
+    def _collapse(self, event: Collapse) -> None:
         self.outcome = "lost"
 
-    def _undo(self, event: Mapping[str, Any]) -> None:
+    def _undo(self, event: Undo) -> None:
         """Take back the last accepted event that the clock did not emit.
 
         The line taken back is bound to the undo when it is first judged (`line`, when given,
@@ -979,13 +1002,12 @@ class Game:
             target = self.undo_target()
             if target is None:
                 raise Rejection("there is nothing to undo")
-            if "line" in event:
-                named = self._whole(event, "line")
-                if named != target:
-                    raise Rejection(
-                        f"line {named} is not the last action (line {target} is): undo takes "
-                        "back the last one; use Fix to change an earlier one"
-                    )
+            named = event.line
+            if named is not None and named != target:
+                raise Rejection(
+                    f"line {named} is not the last action (line {target} is): undo takes "
+                    "back the last one; use Fix to change an earlier one"
+                )
             self._undone[self._line_now] = target
         if target not in self.accepted_lines:
             return  # a correction already took that line out of the game: nothing left to undo
@@ -1008,16 +1030,16 @@ class Game:
 
     # ----- corrections ---------------------------------------------------------------------
 
-    def _correct(self, event: Mapping[str, Any]) -> None:
+    def _correct(self, event: Correct) -> None:
         """Replace (or strike out) an earlier event line, then re-judge every line after it."""
-        number = self._whole(event, "line")
+        number = event.line
         index = self._correctable(number)
-        if "event" not in event:
+        if not event.has_event:
             raise Rejection(
                 "the correct event needs an 'event' field: the event as it should have been, "
                 "or null to strike the line out"
             )
-        replacement = self._replacement(number, event["event"])
+        replacement = self._replacement(number, event.event)
         if replacement is not None:
             written = self.lines[index].event
             if "t" not in replacement and isinstance(written, Mapping) and "t" in written:

@@ -25,7 +25,7 @@ from rules.queenie import played_queenie_ids
 from rules.shared_value import SharedValue
 from rules.timeline import COUNTDOWN_NUMBERS, Timeline, parse_timeline
 from rules.timer_options import TimerOptions, parse_timer, timer_timeline
-from rules.vocabulary import PLAYER_ID_PATTERN, SIDES, Cell, neighbour, opposite
+from rules.vocabulary import PLAYER_ID_PATTERN, SIDES, Cell, neighbour, opposite, parse_cell
 
 DIFFICULTY_EXTRA_GEMS = {"normal": 0, "expert": 3, "professional": 6}
 """Gems added to the depot at each difficulty."""
@@ -203,17 +203,6 @@ def starting_candidates(catalog: Mapping[str, TileDef]) -> list[str]:
         and tile.time is None
         and tile.feature is None
     ]
-
-
-def parse_cell(value: Any, what: str) -> Cell:
-    """Validate a cell `[x, y]` of two whole numbers."""
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 2
-        or any(not isinstance(v, int) or isinstance(v, bool) for v in value)
-    ):
-        raise RecordError(f"{what} must be a cell [x, y] of two whole numbers, not {value!r}")
-    return (value[0], value[1])
 
 
 def parse_setup(line: Any) -> Setup:

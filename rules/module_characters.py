@@ -28,6 +28,7 @@ from rules.vocabulary import (
     Cell,
     neighbour,
     opposite,
+    parse_cell,
     plural,
     side_towards,
 )
@@ -421,7 +422,6 @@ def _follow(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> An
 
 
 def _cells(event: Mapping[str, Any]) -> list[Cell]:
-    from rules.game_setup import parse_cell  # here: game_setup imports this module
 
     raw = event.get("cells")
     if not isinstance(raw, list):

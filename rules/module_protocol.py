@@ -9,6 +9,7 @@ from random import Random
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rules.catalog import GemSpec, TileDef
+from rules.event_values import EventValue
 from rules.modules import CurseCard, TreasureTile
 from rules.temple import PlacedTile, Temple
 from rules.vocabulary import Cell
@@ -122,6 +123,8 @@ class Module:
     """The module's id in the setup line's `modules`."""
     event_types: ClassVar[tuple[str, ...]] = ()
     """Event types the module adds, known only in games that play it."""
+    event_classes: ClassVar[tuple[type[EventValue], ...]] = ()
+    """The class each of `event_types` is parsed into (rules/event_values.py), one a type."""
     clock_events: ClassVar[frozenset[str]] = frozenset()
     """Event types the dashboard's clock emits for the module (never undone or corrected)."""
     payment_fields: ClassVar[tuple[str, ...]] = ()

@@ -15,7 +15,7 @@ from rules.errors import Rejection
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, priced
 from rules.temple import PlacedTile, quarter_turns_for
-from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, plural, rotate, side_towards
+from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, parse_cell, plural, rotate, side_towards
 
 if TYPE_CHECKING:
     from rules.engine import PlayerState
@@ -254,7 +254,6 @@ def activate_linked(game: GameView, event: Mapping[str, Any]) -> None:
     raw = event.get("cells")
     if not isinstance(raw, list) or len(raw) < 2:
         raise Rejection("'cells' must list the 2 or 3 linked chambers activated together")
-    from rules.game_setup import parse_cell  # here: game_setup imports this module
 
     module_time.check(game, "gems")
 

@@ -59,6 +59,8 @@ class ModulePlan:
         self.judging = tuple(m for m in self.modules if overrides(m, "before_judge"))
         """Modules that see each well-formed event first (and forget it when it is rejected)."""
         self.handlers = {t: m for m in self.modules for t in m.event_types}
+        self.event_classes = {c.type_name: c for m in self.modules for c in m.event_classes}
+        """Event type -> the class its events are parsed into, for the modules' event types."""
         self.clock_events = frozenset(t for m in self.modules for t in m.clock_events)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> ModulePlan:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Any, Final
+
+from rules.errors import RecordError
 
 ADVENTURER: Final = "adventurer"
 KEY: Final = "key"
@@ -76,3 +78,14 @@ def plural_of(word: str) -> str:
         return f"{label[:-3]}dice"
     suffix = "es" if label.endswith(("ch", "sh", "s", "x")) else "s"
     return f"{label}{suffix}"
+
+
+def parse_cell(value: Any, what: str) -> Cell:
+    """Validate a cell `[x, y]` of two whole numbers."""
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or any(not isinstance(v, int) or isinstance(v, bool) for v in value)
+    ):
+        raise RecordError(f"{what} must be a cell [x, y] of two whole numbers, not {value!r}")
+    return (value[0], value[1])
