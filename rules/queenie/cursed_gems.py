@@ -10,8 +10,10 @@ from dataclasses import dataclass, field, replace
 from random import Random
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import RecordError, Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, priced
 from rules.temple import PlacedTile
@@ -28,6 +30,15 @@ GEM_TILES: tuple[str, ...] = ("gem-1", "gem-2", "gem-3", "gem-4", "gem-5", "gem-
 """The 6 cursed gem tiles, each matching one of the 6 gem location tiles."""
 LOOK_COST: Counter[str] = Counter({KEY: 2})
 """What looking at a gem location tile costs (page 35)."""
+
+
+class GemLocation(EventValue):
+    """A player rolls 2 keys and looks at the gem location tile in his chamber."""
+
+    type_name = "gem_location"
+    player = Field(read.player)
+    location = Field(read.any_value)
+    """The tile seen; the handler judges it, as the tiles it may be depend on earlier looks."""
 
 
 @dataclass
@@ -61,6 +72,7 @@ class CursedGemsModule(Module):
     )
     rulebook = "Big Box page 35 (Queenie box: Queenie 11)"
     event_types = ("gem_location",)
+    event_classes = (GemLocation,)
     state_attr = "cursed_gems"
 
     @classmethod
@@ -124,17 +136,17 @@ class CursedGemsModule(Module):
                 del state.lying[cell]
                 state.pile += 1
 
-    def on_gem_location(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_gem_location(self, game: GameView, event: GemLocation) -> None:
         """A player in a chamber with a location tile rolls 2 keys and looks at it; the one
         matching his cursed gem frees him (both tiles go back into the box)."""
         state = _state(game)
-        player = game.active_player(event)
+        player = game.still_inside(game.players[event.player])
         cell = player.cell
         assert cell is not None
         name = _chamber_name(game, cell)
         if cell not in state.lying:
             raise Rejection(f"there is no gem location tile in the {name}")
-        tile = event.get("location")
+        tile = event.location
         allowed = possible_tiles(state, cell)
         if tile not in GEM_TILES:
             raise Rejection(

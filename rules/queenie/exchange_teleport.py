@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.modules import CURSES_MODULE, TREASURES_MODULE, curse_cards_in_play, treasures_in_play
 from rules.open_action import OpenAction
@@ -23,6 +25,40 @@ if TYPE_CHECKING:
 EXCHANGE_MODULE = "exchange_teleport"
 EXCHANGE, TELEPORTER = "exchange", "teleporter"
 """The two chambers' feature words (and tile ids)."""
+
+
+class Exchange(EventValue):
+    """A player in the Exchange chamber discards a curse for a treasure drawn."""
+
+    type_name = "exchange"
+    player = Field(read.player)
+    card = Field(read.any_value)
+    """The curse card discarded; the handler judges it against the player's curses."""
+    treasure = Field(read.any_value)
+    """The treasure tile drawn; the handler judges it against the treasures in play."""
+
+
+class TakeTeleporter(EventValue):
+    """A player takes the teleporter token lying in his chamber."""
+
+    type_name = "take_teleporter"
+    player = Field(read.player)
+
+
+class DropTeleporter(EventValue):
+    """The token's holder lays it in the chamber he stands in."""
+
+    type_name = "drop_teleporter"
+    player = Field(read.player)
+    cell = Field(read.cell)
+
+
+class UseTeleporter(EventValue):
+    """A player teleports between the Teleporter chamber and the token's chamber."""
+
+    type_name = "use_teleporter"
+    player = Field(read.player)
+    cell = Field(read.cell)
 
 
 def exchange_chambers() -> dict[str, TileDef]:
@@ -103,9 +139,9 @@ def teleport_target(game: GameView, player: PlayerState) -> PlacedTile | None:
 # ----- the Exchange chamber ------------------------------------------------------------------
 
 
-def exchange(game: GameView, event: Mapping[str, Any]) -> None:
+def exchange(game: GameView, event: Exchange) -> None:
     """A curse in front of the player discarded for a treasure drawn (page 34)."""
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     pid = player.player_id
     if not stands_in(game, player, EXCHANGE):
         raise Rejection(f"{pid} is not in the Exchange chamber")
@@ -114,7 +150,7 @@ def exchange(game: GameView, event: Mapping[str, Any]) -> None:
             f"{pid} has exchanged already: leave the Exchange chamber and come back to exchange "
             "again"
         )
-    card = event.get("card")
+    card = event.card
     if not player.curses:
         raise Rejection(f"{pid} has no curse in front of him to exchange")
     if card not in player.curses:
@@ -122,7 +158,7 @@ def exchange(game: GameView, event: Mapping[str, Any]) -> None:
         held = ", ".join(cards[c].name for c in player.curses)
         raise Rejection(f"{pid} is not cursed with that card: he holds {held}")
     tiles = treasures_in_play(game.setup.modules)
-    treasure = event.get("treasure")
+    treasure = event.treasure
     if treasure not in tiles:
         raise Rejection(f"the exchange needs 'treasure': the tile drawn ({', '.join(tiles)})")
     player.curses.remove(card)
@@ -135,9 +171,9 @@ def exchange(game: GameView, event: Mapping[str, Any]) -> None:
 # ----- the Teleporter chamber ----------------------------------------------------------------
 
 
-def take_token(game: GameView, event: Mapping[str, Any]) -> None:
+def take_token(game: GameView, event: TakeTeleporter) -> None:
     """The player takes the token lying in his chamber and places it in front of him."""
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     state = ex_state(game)
     if state.token_holder is not None:
         holder = state.token_holder
@@ -152,15 +188,15 @@ def take_token(game: GameView, event: Mapping[str, Any]) -> None:
     state.token_tile, state.token_holder = None, player.player_id
 
 
-def drop_token(game: GameView, event: Mapping[str, Any]) -> None:
+def drop_token(game: GameView, event: DropTeleporter) -> None:
     """The holder lays the token in the chamber he stands in (another than the Teleporter)."""
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     state = ex_state(game)
     if state.token_holder != player.player_id:
         raise Rejection(f"{player.player_id} does not hold the teleporter token")
     placed = game.temple.at(player.cell) if player.cell is not None else None
     assert placed is not None
-    if game.read_cell(event) != placed.cell:
+    if event.cell != placed.cell:
         raise Rejection(
             f"{player.player_id} lays the teleporter token in his own chamber, {placed.tile.name}"
         )
@@ -171,13 +207,13 @@ def drop_token(game: GameView, event: Mapping[str, Any]) -> None:
     state.token_tile, state.token_holder = placed.tile.tile_id, None
 
 
-def teleport(game: GameView, event: Mapping[str, Any]) -> None:
+def teleport(game: GameView, event: UseTeleporter) -> None:
     """The player goes free between the Teleporter chamber and the token's chamber."""
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     target = teleport_target(game, player)
     if target is None:
         raise Rejection(_no_teleport(game, player))
-    if game.read_cell(event) != target.cell:
+    if event.cell != target.cell:
         raise Rejection(f"the teleporter takes {player.player_id} only to {target.tile.name}")
     game.check_may_move(player, "teleport")
     game.check_leave(player, None, "teleport")  # no door: no stairway passed
@@ -217,6 +253,7 @@ class ExchangeModule(Module):
     rulebook = "Big Box page 34"
     requires = (CURSES_MODULE, TREASURES_MODULE)
     event_types = ("exchange", "take_teleporter", "drop_teleporter", "use_teleporter")
+    event_classes = (Exchange, TakeTeleporter, DropTeleporter, UseTeleporter)
     state_attr = "exchange_teleport"
 
     @classmethod
@@ -255,22 +292,22 @@ class ExchangeModule(Module):
             gate = chamber_with(game, TELEPORTER)
             state.token_tile = None if gate is None else gate.tile.tile_id
 
-    def on_exchange(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_exchange(self, game: GameView, event: Exchange) -> None:
         """A curse swapped for a treasure drawn, once a visit (page 34)."""
         game.require(EXCHANGE_MODULE, event)
         exchange(game, event)
 
-    def on_take_teleporter(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_take_teleporter(self, game: GameView, event: TakeTeleporter) -> None:
         """The teleporter token taken in front of the player (page 34)."""
         game.require(EXCHANGE_MODULE, event)
         take_token(game, event)
 
-    def on_drop_teleporter(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_drop_teleporter(self, game: GameView, event: DropTeleporter) -> None:
         """The teleporter token laid in the holder's chamber (page 34)."""
         game.require(EXCHANGE_MODULE, event)
         drop_token(game, event)
 
-    def on_use_teleporter(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_use_teleporter(self, game: GameView, event: UseTeleporter) -> None:
         """A free teleport between the Teleporter chamber and the token (page 34)."""
         game.require(EXCHANGE_MODULE, event)
         teleport(game, event)

@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, priced
 from rules.vocabulary import KEY, TORCH, Cell
@@ -23,6 +25,14 @@ MAP = "map"
 """The Map chamber's feature word (and tile id)."""
 TRAVEL: Counter[str] = Counter({TORCH: 2})
 """What the map costs, rolled by the traveller (Queenie 13)."""
+
+
+class MapTravel(EventValue):
+    """A player in the Map chamber rolls 2 torches and goes to another discovered chamber."""
+
+    type_name = "map_travel"
+    player = Field(read.player)
+    cell = Field(read.cell)
 
 
 def map_chambers() -> dict[str, TileDef]:
@@ -60,10 +70,10 @@ def check_travel(game: GameView, player: PlayerState, cell: Cell) -> PlacedTile:
     return target
 
 
-def travel(game: GameView, event: Mapping[str, Any]) -> None:
+def travel(game: GameView, event: MapTravel) -> None:
     """Two torches in the Map chamber: the player goes to the chamber he chose (Queenie 13)."""
-    player = game.active_player(event)
-    cell = game.read_cell(event)
+    player = game.still_inside(game.players[event.player])
+    cell = event.cell
     target = check_travel(game, player, cell)
     plan, spends = game.charge(
         event, [player], Counter(TRAVEL), f"to travel by the map to {target.tile.name}"
@@ -83,13 +93,14 @@ class MapModule(Module):
     )
     rulebook = "Queenie box, Queenie 13"
     event_types = ("map_travel",)
+    event_classes = (MapTravel,)
 
     @classmethod
     def chambers(cls) -> dict[str, TileDef]:
         """The Map chamber."""
         return map_chambers()
 
-    def on_map_travel(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_map_travel(self, game: GameView, event: MapTravel) -> None:
         """Two torches in the Map chamber take the player to any other discovered chamber."""
         game.require(MAP_MODULE, event)
         travel(game, event)
