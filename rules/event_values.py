@@ -258,3 +258,16 @@ def tile(seen: FieldRead) -> str:
     if not isinstance(value, str) or value not in seen.context.tiles:
         raise Rejection(f"unknown tile {value!r}: it is not in the tile catalog")
     return value
+
+
+def one_of(choices: tuple[str, ...], reason: str) -> Reader[str]:
+    """One of a fixed set of words (a wish, a colour, a side, a die's face); else `reason`,
+    the module's own words for the field (also when the field is absent)."""
+
+    def read(seen: FieldRead) -> str:
+        value = seen.value
+        if not isinstance(value, str) or value not in choices:
+            raise Rejection(reason)
+        return value
+
+    return read

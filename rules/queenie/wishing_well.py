@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.modules import (
     CURSES_MODULE,
@@ -33,6 +35,18 @@ WISH: Counter[str] = Counter({KEY: 2})
 """What a wish costs, rolled by the wisher (Queenie 14)."""
 WISHES = ("treasure", "curse", "die")
 """What a `wish` event's `wish` may be."""
+
+
+class Wish(EventValue):
+    """A player in the Wishing well rolls 2 keys: a treasure drawn, a curse gone or a die back."""
+
+    type_name = "wish"
+    player = Field(read.player)
+    wish = Field(read.one_of(WISHES, "'wish' must be 'treasure', 'curse' or 'die'"))
+    treasure = Field(read.any_value)
+    """The treasure tile drawn; the handler judges it against the treasures in play."""
+    card = Field(read.any_value)
+    """The curse card got rid of; the handler judges it against the wisher's curses."""
 
 
 def well_chambers() -> dict[str, TileDef]:
@@ -88,42 +102,39 @@ def check_wisher(game: GameView, player: PlayerState) -> None:
         )
 
 
-def grant(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> None:
+def grant(game: GameView, player: PlayerState, event: Wish) -> None:
     """Refuse a wish the well cannot grant the player (before anything changes)."""
-    wish = event.get("wish")
+    wish = event.wish
     pid = player.player_id
     if wish == "treasure":
         if TREASURES_MODULE not in game.setup.modules:
             raise Rejection("the Treasures module is not in play: the well has no treasure to give")
-        treasure = event.get("treasure")
+        treasure = event.treasure
         tiles = treasures_in_play(game.setup.modules)
         if treasure not in tiles:
             raise Rejection(
                 f"the wish for a treasure needs 'treasure': the tile drawn ({', '.join(tiles)})"
             )
     elif wish == "curse":
-        card = event.get("card")
+        card = event.card
         if not player.curses:
             raise Rejection(f"{pid} has no curse in front of him to get rid of")
         if card not in player.curses:
             cards = curse_cards_in_play(game.setup.modules)
             held = ", ".join(cards[c].name for c in player.curses)
             raise Rejection(f"{pid} is not cursed with that card: he holds {held}")
-    elif wish == "die":
-        if lost_dice(game, player) < 1:
-            raise Rejection(f"{pid} has lost no die to reclaim")
-    else:
-        raise Rejection("'wish' must be 'treasure', 'curse' or 'die'")
+    elif lost_dice(game, player) < 1:  # a die: any other wish was refused when read
+        raise Rejection(f"{pid} has lost no die to reclaim")
 
 
-def fulfil(player: PlayerState, event: Mapping[str, Any]) -> None:
+def fulfil(player: PlayerState, event: Wish) -> None:
     """Give the player what he wished for (checked by `grant`)."""
-    wish = event["wish"]
+    wish = event.wish
     if wish == "treasure":
-        player.treasures.append(str(event["treasure"]))
+        player.treasures.append(str(event.treasure))
     elif wish == "curse":
-        player.curses.remove(event["card"])
-        if event["card"] == "broken_die":
+        player.curses.remove(event.card)
+        if event.card == "broken_die":
             player.dice += 1  # the die on the card comes back, to be rolled
     else:
         player.dice += 1  # back from the box, to be rolled
@@ -140,6 +151,7 @@ class WellModule(Module):
     )
     rulebook = "Queenie box, Queenie 14"
     event_types = ("wish",)
+    event_classes = (Wish,)
     state_attr = "wishing_well"
 
     @classmethod
@@ -160,10 +172,10 @@ class WellModule(Module):
         """Whoever left the well since he wished may wish again when he comes back."""
         well_state(game).wished = wished(game)
 
-    def on_wish(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_wish(self, game: GameView, event: Wish) -> None:
         """Two keys in the well: a treasure, a curse gone or a lost die back (Queenie 14)."""
         game.require(WELL_MODULE, event)
-        player = game.active_player(event)
+        player = game.still_inside(game.players[event.player])
         check_wisher(game, player)
         grant(game, player, event)
         plan, spends = game.charge(event, [player], Counter(WISH), "to make a wish at the well")
