@@ -15,6 +15,14 @@ from rules.catalog import TileDef
 from rules.errors import RecordError, Rejection
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, describe_icons, priced
+from rules.queenie.new_quests_events import (
+    STATUE_ORDER,
+    Ascend,
+    DropGuardian,
+    JoinStep,
+    PickGuardian,
+    RevealStatue,
+)
 from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, TORCH, Cell, plural
 
 if TYPE_CHECKING:
@@ -32,8 +40,6 @@ NAMES: Mapping[str, str] = {
     GUARDIAN: "Guardian chamber",
 }
 """The three quest chambers of Queenie 15, by the id the setup's `new_quests` and the tile use."""
-STATUE_ORDER: tuple[str, ...] = ("blue", "red", "yellow", "green")
-"""The order the wall shows: the statues must be revealed in it."""
 STATUE_ICONS: tuple[tuple[str, ...], ...] = (
     (ADVENTURER, TORCH),
     (ADVENTURER, KEY),
@@ -160,8 +166,8 @@ def _in(player: PlayerState, cell: Cell, quest: str) -> None:
         raise Rejection(f"{player.player_id} is not inside the {NAMES[quest]}")
 
 
-def _payers(game: GameView, event: Mapping[str, Any], cell: Cell, quest: str) -> list[PlayerState]:
-    ids = event.get("players")
+def _payers(game: GameView, ids: Any, cell: Cell, quest: str) -> list[PlayerState]:
+    """The players `ids` lists, each inside the quest's chamber (`ids` as the record wrote it)."""
     if not isinstance(ids, list) or not ids:
         raise Rejection("'players' must list the players who roll together")
     payers = [game.still_inside(game.lookup(pid)) for pid in ids]
@@ -175,29 +181,15 @@ def _payers(game: GameView, event: Mapping[str, Any], cell: Cell, quest: str) ->
 # ----- the Riddle chamber ------------------------------------------------------------------
 
 
-def _space(event: Mapping[str, Any]) -> int:
-    space = event.get("space")
-    if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 4:
-        raise Rejection("'space' must be the statue space revealed, 1 to 4")
-    return space
-
-
-def _colour(event: Mapping[str, Any]) -> str:
-    colour = event.get("colour")
-    if colour not in STATUE_ORDER:
-        raise Rejection(f"'colour' must be the statue's colour: {', '.join(STATUE_ORDER)}")
-    return str(colour)
-
-
-def reveal_statue(game: GameView, event: Mapping[str, Any]) -> None:
+def reveal_statue(game: GameView, event: RevealStatue) -> None:
     """Players in the Riddle chamber roll the icons in front of a face-down statue and turn it
     up; the next colour of the wall stays up, any other turns every statue back down; all 4 up
     in order completes the task (Queenie 15)."""
     cell = _open_quest(game, RIDDLE)
     state = _state(game)
-    space = _space(event)
-    colour = _colour(event)
-    payers = _payers(game, event, cell, RIDDLE)
+    space = event.space
+    colour = event.colour
+    payers = _payers(game, event.players, cell, RIDDLE)
     if space in state.face_up:
         raise Rejection(f"the statue on space {space} is already face up ({state.seen[space]})")
     known = state.seen.get(space)
@@ -228,11 +220,11 @@ def step_of(game: GameView, player: PlayerState) -> int:
     return _state(game).steps.get(player.player_id, 0)
 
 
-def ascend(game: GameView, event: Mapping[str, Any]) -> None:
+def ascend(game: GameView, event: Ascend) -> None:
     """A player in the Ascension chamber rolls the next step's icons by himself and climbs to
     it; on the top step the task is complete (Queenie 15: no step skipped)."""
     cell = _open_quest(game, ASCENSION)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     _in(player, cell, ASCENSION)
     step = step_of(game, player)
     need = Counter(STEPS[step])
@@ -244,13 +236,13 @@ def ascend(game: GameView, event: Mapping[str, Any]) -> None:
         state.complete(ASCENSION)
 
 
-def join_step(game: GameView, event: Mapping[str, Any]) -> None:
+def join_step(game: GameView, event: JoinStep) -> None:
     """A player in the Ascension chamber joins another on the step he reached, without rolling
     (Queenie 15)."""
     cell = _open_quest(game, ASCENSION)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     _in(player, cell, ASCENSION)
-    step = game.whole(event, "step")
+    step = event.step
     others = [p for p in game.players_in(cell) if p is not player and step_of(game, p) == step]
     if step < 1 or not others:
         raise Rejection(f"nobody else in the Ascension chamber stands on step {step}")
@@ -271,12 +263,12 @@ def _joinable(game: GameView, player: PlayerState) -> int:
 # ----- the Guardian chamber ----------------------------------------------------------------
 
 
-def pick_guardian(game: GameView, event: Mapping[str, Any]) -> None:
+def pick_guardian(game: GameView, event: PickGuardian) -> None:
     """A player in the Guardian chamber rolls 2 adventurers and picks up a guardian token; one
     of his dice lies on it, never rolled, until he drops it (Queenie 15)."""
     cell = _open_quest(game, GUARDIAN)
     state = _state(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     _in(player, cell, GUARDIAN)
     if not state.guardians_left:
         raise Rejection("no guardian token is left in the Guardian chamber")
@@ -291,12 +283,12 @@ def pick_guardian(game: GameView, event: Mapping[str, Any]) -> None:
     state.carrying.append(player.player_id)
 
 
-def drop_guardian(game: GameView, event: Mapping[str, Any]) -> None:
+def drop_guardian(game: GameView, event: DropGuardian) -> None:
     """A player carrying a guardian token into a chamber with 3 gems drops it and gets his die
     back; every token dropped completes the task (Queenie 15)."""
     _open_quest(game, GUARDIAN)
     state = _state(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     if player.player_id not in state.carrying:
         raise Rejection(f"{player.player_id} carries no guardian token")
     if not _three_gems(game, player):
@@ -324,6 +316,7 @@ class NewQuestsModule(Module):
     )
     rulebook = "Queenie box, Queenie 15"
     event_types = ("reveal_statue", "ascend", "join_step", "pick_guardian", "drop_guardian")
+    event_classes = (RevealStatue, Ascend, JoinStep, PickGuardian, DropGuardian)
     state_attr = "new_quests"
 
     @classmethod
@@ -358,27 +351,27 @@ class NewQuestsModule(Module):
         """The new quests' part of the state."""
         return _state(game).to_json()
 
-    def on_reveal_statue(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_reveal_statue(self, game: GameView, event: RevealStatue) -> None:
         """A statue of the Riddle chamber turned up."""
         game.require(NEW_QUESTS, event)
         reveal_statue(game, event)
 
-    def on_ascend(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_ascend(self, game: GameView, event: Ascend) -> None:
         """A step of the Ascension chamber climbed."""
         game.require(NEW_QUESTS, event)
         ascend(game, event)
 
-    def on_join_step(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_join_step(self, game: GameView, event: JoinStep) -> None:
         """A player joins another on his step."""
         game.require(NEW_QUESTS, event)
         join_step(game, event)
 
-    def on_pick_guardian(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_pick_guardian(self, game: GameView, event: PickGuardian) -> None:
         """A guardian token picked up."""
         game.require(NEW_QUESTS, event)
         pick_guardian(game, event)
 
-    def on_drop_guardian(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_drop_guardian(self, game: GameView, event: DropGuardian) -> None:
         """A guardian token dropped in a 3-gem chamber."""
         game.require(NEW_QUESTS, event)
         drop_guardian(game, event)
