@@ -13,13 +13,19 @@ from rules.catalog import TileDef
 from rules.errors import RecordError, Rejection
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, describe_icons, priced
+from rules.queenie.new_traps_events import (
+    BeastRoll,
+    GateRemove,
+    LavaClimb,
+    QuicksandFree,
+    QuicksandRescue,
+)
 from rules.vocabulary import (
     ADVENTURER,
     BLACK_MASK,
     FACES,
     GOLDEN_MASK,
     KEY,
-    SIDES,
     TORCH,
     Cell,
     neighbour,
@@ -190,10 +196,10 @@ def _beast_exit(game: GameView, cell: Cell) -> Cell:
 # ----- events -------------------------------------------------------------------------------
 
 
-def free_self(game: GameView, event: Mapping[str, Any]) -> None:
+def free_self(game: GameView, event: QuicksandFree) -> None:
     """The quicksand's discoverer shows 4 torches within his 4 rolls, by himself."""
     state = _state(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     pid = player.player_id
     if caught(game, player) != "quicksand":
         raise Rejection(f"{pid} is not caught in the quicksand")
@@ -210,10 +216,10 @@ def free_self(game: GameView, event: Mapping[str, Any]) -> None:
     del state.quicksand[pid]
 
 
-def rescue(game: GameView, event: Mapping[str, Any]) -> None:
+def rescue(game: GameView, event: QuicksandRescue) -> None:
     """Players who came into the quicksand chamber roll 4 torches and free its prisoner."""
     state = _state(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     pid = player.player_id
     if caught(game, player) != "quicksand":
         raise Rejection(f"{pid} is not caught in the quicksand")
@@ -223,7 +229,7 @@ def rescue(game: GameView, event: Mapping[str, Any]) -> None:
             f"{pid} still tries by himself ({plural(rolls, 'roll')} of 4 made): others rescue "
             "him once his 4 rolls failed"
         )
-    helpers = _payers(game, event, player.cell)
+    helpers = _payers(game, event.players, player.cell)
     if player in helpers:
         raise Rejection(f"{pid} is the one to rescue: list the players who come to help")
     plan, spends = game.charge(event, helpers, Counter(QUICKSAND_NEED), f"to rescue {pid}")
@@ -231,8 +237,8 @@ def rescue(game: GameView, event: Mapping[str, Any]) -> None:
     del state.quicksand[pid]
 
 
-def _payers(game: GameView, event: Mapping[str, Any], *cells: Cell | None) -> list[PlayerState]:
-    ids = event.get("players")
+def _payers(game: GameView, ids: Any, *cells: Cell | None) -> list[PlayerState]:
+    """The players `ids` lists, each in one of `cells` (`ids` as the record wrote it)."""
     if not isinstance(ids, list) or not ids:
         raise Rejection("'players' must list the players who roll the icons")
     payers = [game.still_inside(game.lookup(pid)) for pid in ids]
@@ -245,10 +251,10 @@ def _payers(game: GameView, event: Mapping[str, Any], *cells: Cell | None) -> li
     return payers
 
 
-def climb_out(game: GameView, event: Mapping[str, Any]) -> None:
+def climb_out(game: GameView, event: LavaClimb) -> None:
     """The player in the lava rolls 4 keys by himself and steps out of it."""
     state = _state(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     if caught(game, player) != "lava":
         raise Rejection(f"{player.player_id} is not in the lava")
     plan, spends = game.charge(
@@ -258,34 +264,31 @@ def climb_out(game: GameView, event: Mapping[str, Any]) -> None:
     state.lava.remove(player.player_id)
 
 
-def remove_gate(game: GameView, event: Mapping[str, Any]) -> None:
+def remove_gate(game: GameView, event: GateRemove) -> None:
     """Players in the chambers a gate lies between roll 3 keys and discard it."""
     state = _state(game)
-    side = event.get("side")
-    if not isinstance(side, str) or side not in SIDES:
-        raise Rejection("'side' must be the start's entrance the gate blocks: N, E, S or W")
+    side = event.side
     if side not in state.gates:
         raise Rejection(f"no gate blocks the starting chamber's {SIDE_WORDS[side]} entrance")
     start = game.temple.start_cell()
     beyond = neighbour(start, side)
-    payers = _payers(game, event, start, beyond if game.temple.at(beyond) is not None else None)
+    near = beyond if game.temple.at(beyond) is not None else None
+    payers = _payers(game, event.players, start, near)
     plan, spends = game.charge(event, payers, Counter(GATE_NEED), "to remove the gate")
     game.settle(plan, spends)
     state.gates.remove(side)
 
 
-def beast_roll(game: GameView, event: Mapping[str, Any]) -> None:
+def beast_roll(game: GameView, event: BeastRoll) -> None:
     """The player creeping past the beast rolls one die: its icon moves him a space on; a
     golden mask frees 2 of his black masks; once every die shows a black mask he loses one
     for good and flees into the adjacent chamber."""
     state = _state(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     pid = player.player_id
     if caught(game, player) != "beast":
         raise Rejection(f"{pid} is not in the beast chamber")
-    face = event.get("face")
-    if not isinstance(face, str) or face not in FACES:
-        raise Rejection(f"'face' must be the die's face, one of {', '.join(FACES)}")
+    face = event.face
     if player.free_dice < 1:
         raise Rejection(f"{pid} has no die left to roll")
     assert player.cell is not None
@@ -341,6 +344,7 @@ class NewTrapsModule(Module):
     )
     rulebook = "Queenie box, Queenie 16"
     event_types = ("quicksand_free", "quicksand_rescue", "lava_climb", "gate_remove", "beast_roll")
+    event_classes = (QuicksandFree, QuicksandRescue, LavaClimb, GateRemove, BeastRoll)
     state_attr = "new_traps"
 
     @classmethod
@@ -364,27 +368,27 @@ class NewTrapsModule(Module):
         """The traps' part of the state."""
         return {"new_traps": _state(game).to_json()}
 
-    def on_quicksand_free(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_quicksand_free(self, game: GameView, event: QuicksandFree) -> None:
         """Out of the quicksand with 4 torches of his own 4 rolls."""
         game.require(NEW_TRAPS_MODULE, event)
         free_self(game, event)
 
-    def on_quicksand_rescue(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_quicksand_rescue(self, game: GameView, event: QuicksandRescue) -> None:
         """Rescuers' 4 torches free the quicksand's prisoner."""
         game.require(NEW_TRAPS_MODULE, event)
         rescue(game, event)
 
-    def on_lava_climb(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_lava_climb(self, game: GameView, event: LavaClimb) -> None:
         """Out of the lava with 4 keys rolled alone."""
         game.require(NEW_TRAPS_MODULE, event)
         climb_out(game, event)
 
-    def on_gate_remove(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_gate_remove(self, game: GameView, event: GateRemove) -> None:
         """A gate on the start's entrances discarded with 3 keys."""
         game.require(NEW_TRAPS_MODULE, event)
         remove_gate(game, event)
 
-    def on_beast_roll(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_beast_roll(self, game: GameView, event: BeastRoll) -> None:
         """One die rolled in the beast chamber."""
         game.require(NEW_TRAPS_MODULE, event)
         beast_roll(game, event)
