@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rules.basic_events import Enter
 from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.module_protocol import GameView, Module
@@ -102,7 +103,8 @@ class SlideModule(Module):
         through: bool,
     ) -> Counter[str]:
         """Into the Slide: free by its stairway, 3 torches by its other entrance."""
-        cell = game.read_cell(event)
+        assert isinstance(event, Enter)  # the engine's `enter` is the hook's one caller
+        cell = event.cell
         if player.cell is None or not is_slide(game, cell):
             return need
         return slide_need(game, player.cell, cell, need)
