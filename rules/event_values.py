@@ -260,14 +260,43 @@ def tile(seen: FieldRead) -> str:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerIds:
+    """The player ids an event lists, in the order written. Iterating checks each id as it is
+    reached: a handler that refuses an escaped player as it goes still refuses an escaped
+    player listed before an unknown id for his escape, as the rules always judged it."""
+
+    written: tuple[Any, ...]
+    """The ids as the record lists them."""
+    context: ReadContext
+
+    def __iter__(self) -> Iterator[str]:
+        for value in self.written:
+            yield _known_player(value, self.context)
+
+    def __len__(self) -> int:
+        return len(self.written)
+
+
+def player_ids(reason: str) -> Reader[PlayerIds]:
+    """A non-empty list of player ids of this game (`reason` when it is not a list, or empty);
+    each id is checked when a handler reaches it (`PlayerIds`)."""
+
+    def read(seen: FieldRead) -> PlayerIds:
+        if not isinstance(seen.value, list) or not seen.value:
+            raise Rejection(reason)
+        return PlayerIds(tuple(seen.value), seen.context)
+
+    return read
+
+
 def one_of(choices: tuple[str, ...], reason: str) -> Reader[str]:
     """One of a fixed set of words (a wish, a colour, a side, a die's face); else `reason`,
     the module's own words for the field (also when the field is absent)."""
 
     def read(seen: FieldRead) -> str:
-        value = seen.value
-        if not isinstance(value, str) or value not in choices:
+        if not isinstance(seen.value, str) or seen.value not in choices:
             raise Rejection(reason)
-        return value
+        return seen.value
 
     return read

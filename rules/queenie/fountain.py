@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.modules import CurseCard
 from rules.open_action import OpenAction, priced
@@ -25,6 +27,13 @@ DRINK_COST: Counter[str] = Counter({GOLDEN_MASK: 2})
 """Golden masks the player rolls by himself to regain a die (page 27)."""
 POISON = "poison"
 STRANGLE_VINES = "strangle_vines"
+
+
+class Drink(EventValue):
+    """A player in the Fountain rolls 2 golden masks by himself: he regains a lost die."""
+
+    type_name = "drink"
+    player = Field(read.player)
 
 
 @dataclass
@@ -49,6 +58,7 @@ class FountainModule(Module):
     )
     rulebook = "Big Box page 27"
     event_types = ("drink",)
+    event_classes = (Drink,)
     state_attr = "fountain"
     curse_cards = (
         CurseCard(
@@ -91,9 +101,9 @@ class FountainModule(Module):
         state = _state(game)
         return {"fountain_regained": list(state.regained), "strangled": dict(state.strangled)}
 
-    def on_drink(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_drink(self, game: GameView, event: Drink) -> None:
         """The player rolls 2 golden masks by himself in the Fountain: one lost die comes back."""
-        player = game.active_player(event)
+        player = game.still_inside(game.players[event.player])
         if _fountain_here(game, player) is None:
             raise Rejection(f"{player.player_id} is not in the Fountain")
         why = drink_refusal(game, player)

@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import RecordError, Rejection
+from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, priced
-from rules.vocabulary import ADVENTURER, KEY, Cell, plural
+from rules.vocabulary import ADVENTURER, KEY, Cell, parse_cell, plural
 
 if TYPE_CHECKING:
     from rules.engine import PlayerState
@@ -57,6 +59,51 @@ CALENDAR_TILE = TileDef(
     feature="calendar",
 )
 """The calendar chamber (doors and entry icons: editable defaults)."""
+
+
+def _two_cells(seen: FieldRead) -> tuple[Cell, Cell]:
+    """The two chambers a swap names."""
+    cells = seen.value
+    if not isinstance(cells, list) or len(cells) != 2:
+        raise Rejection("'cells' must name the two chambers whose calendar tiles are swapped")
+    try:  # each is named 'cell' in the reason, as records saved before were judged
+        return parse_cell(cells[0], "'cell'"), parse_cell(cells[1], "'cell'")
+    except ValueError as error:
+        raise Rejection(str(error)) from None
+
+
+class CalendarTile(EventValue):
+    """The discoverer of a gem chamber lays the stack's top calendar tile on it."""
+
+    type_name = "calendar_tile"
+    player = Field(read.player)
+    cell = Field(read.cell)
+    symbol = Field(
+        read.one_of(SYMBOLS, "'symbol' must be the calendar tile's symbol: sun, moon or gear")
+    )
+
+
+class CalendarSwap(EventValue):
+    """3 keys in the calendar chamber swap the calendar tiles of two chambers."""
+
+    type_name = "calendar_swap"
+    player = Field(read.player)
+    cells = Field(_two_cells)
+
+
+class CalendarDie(EventValue):
+    """A player in the calendar chamber takes back his dice lying on it."""
+
+    type_name = "calendar_die"
+    player = Field(read.player)
+
+
+class CalendarAdvance(EventValue):
+    """Doomed side, the depot empty: a gem's icons rolled advance the figure without a gem."""
+
+    type_name = "calendar_advance"
+    cell = Field(read.cell)
+    players = Field(read.player_ids("'players' must list the players who roll the gem's icons"))
 
 
 @dataclass
@@ -223,19 +270,12 @@ def escape_penalty(state: CalendarState) -> int:
     return min(MAX_PENALTY, len(state.spaces) - state.position)
 
 
-def _symbol(event: Mapping[str, Any]) -> str:
-    symbol = event.get("symbol")
-    if not isinstance(symbol, str) or symbol not in SYMBOLS:
-        raise Rejection("'symbol' must be the calendar tile's symbol: sun, moon or gear")
-    return symbol
-
-
-def draw_tile(game: GameView, event: Mapping[str, Any]) -> None:
+def draw_tile(game: GameView, event: CalendarTile) -> None:
     """The discoverer of a gem chamber lays the stack's top calendar tile on it (page 32)."""
     state = _state(game)
-    player = game.active_player(event)
-    cell = game.read_cell(event)
-    symbol = _symbol(event)
+    player = game.still_inside(game.players[event.player])
+    cell = event.cell
+    symbol = event.symbol
     if (player.player_id, cell) not in state.awaiting:
         owed = [c for p, c in state.awaiting if p == player.player_id]
         if not owed:
@@ -263,17 +303,13 @@ def draw_tile(game: GameView, event: Mapping[str, Any]) -> None:
     state.tiles[cell] = symbol
 
 
-def swap_tiles(game: GameView, event: Mapping[str, Any]) -> None:
+def swap_tiles(game: GameView, event: CalendarSwap) -> None:
     """3 keys in the calendar chamber swap two calendar tiles lying in chambers (page 33)."""
     state = _state(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     if not _in_calendar_chamber(game, player):
         raise Rejection(f"{player.player_id} is not in the calendar chamber")
-    cells = event.get("cells")
-    if not isinstance(cells, list) or len(cells) != 2:
-        raise Rejection("'cells' must name the two chambers whose calendar tiles are swapped")
-    a = game.read_cell({"type": event["type"], "cell": cells[0]})
-    b = game.read_cell({"type": event["type"], "cell": cells[1]})
+    a, b = event.cells
     if a == b:
         raise Rejection("two different chambers' calendar tiles are swapped")
     for cell in (a, b):
@@ -284,10 +320,10 @@ def swap_tiles(game: GameView, event: Mapping[str, Any]) -> None:
     state.tiles[a], state.tiles[b] = state.tiles[b], state.tiles[a]
 
 
-def take_back(game: GameView, event: Mapping[str, Any]) -> None:
+def take_back(game: GameView, event: CalendarDie) -> None:
     """A player in the calendar chamber takes back his dice lying on it (page 33)."""
     state = _state(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     count = state.dice_aside.get(player.player_id, 0)
     if not count:
         raise Rejection(f"no die of {player.player_id} lies on the calendar chamber")
@@ -299,17 +335,14 @@ def take_back(game: GameView, event: Mapping[str, Any]) -> None:
     player.dice += count
 
 
-def advance_only(game: GameView, event: Mapping[str, Any]) -> None:
+def advance_only(game: GameView, event: CalendarAdvance) -> None:
     """Doomed side, the depot empty: a gem's icons rolled in a chamber with a calendar tile
     advance the figure without a gem (page 33)."""
     state = _state(game)
     if state.side != "doomed":
         raise Rejection("only the doomed calendar advances without a gem")
-    cell = game.read_cell(event)
-    ids = event.get("players")
-    if not isinstance(ids, list) or not ids:
-        raise Rejection("'players' must list the players who roll the gem's icons")
-    payers = [game.still_inside(game.lookup(pid)) for pid in ids]
+    cell = event.cell
+    payers = [game.still_inside(game.players[pid]) for pid in event.players]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
     if game.depot > 0:
@@ -365,6 +398,7 @@ class MayaCalendarModule(Module):
     )
     rulebook = "Big Box pages 32-33"
     event_types = ("calendar_tile", "calendar_swap", "calendar_die", "calendar_advance")
+    event_classes = (CalendarTile, CalendarSwap, CalendarDie, CalendarAdvance)
     state_attr = "maya_calendar"
 
     @classmethod
@@ -390,22 +424,22 @@ class MayaCalendarModule(Module):
         """The calendar's part of the state."""
         return {"maya_calendar": _state(game).to_json()}
 
-    def on_calendar_tile(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_calendar_tile(self, game: GameView, event: CalendarTile) -> None:
         """The calendar tile drawn for a gem chamber just discovered."""
         game.require(MAYA_MODULE, event)
         draw_tile(game, event)
 
-    def on_calendar_swap(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_calendar_swap(self, game: GameView, event: CalendarSwap) -> None:
         """The calendar chamber activated: two calendar tiles swapped."""
         game.require(MAYA_MODULE, event)
         swap_tiles(game, event)
 
-    def on_calendar_die(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_calendar_die(self, game: GameView, event: CalendarDie) -> None:
         """A die lying on the calendar chamber taken back."""
         game.require(MAYA_MODULE, event)
         take_back(game, event)
 
-    def on_calendar_advance(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_calendar_advance(self, game: GameView, event: CalendarAdvance) -> None:
         """The doomed calendar advanced without a gem (the depot empty)."""
         game.require(MAYA_MODULE, event)
         advance_only(game, event)

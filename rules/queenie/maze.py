@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module, Spends
 from rules.modules import CurseCard, TreasureTile, treasures_in_play
 from rules.open_action import OpenAction, priced
@@ -31,6 +33,70 @@ UNREMOVABLE = ("weakest_link", "misinformation")
 OWN_TREASURES = ("short_cut", "time_out", "genie_lamp")
 """The maze's treasures, each used with its own event or field rather than module 2's `use`."""
 SIDE_WORDS: Mapping[str, str] = {"N": "north", "E": "east", "S": "south", "W": "west"}
+
+
+# ----- the maze's events -------------------------------------------------------------------
+
+
+def _optional_side(seen: FieldRead) -> str | None:
+    """A side N, E, S or W, or None when the field is absent."""
+    if not seen.present:
+        return None
+    if seen.value not in SIDES:
+        raise Rejection(f"'{seen.name}' must be one of N, E, S, W")
+    return str(seen.value)
+
+
+class Mirage(EventValue):
+    """The mirage chamber's discoverer places the starting chamber next to his chamber."""
+
+    type_name = "mirage"
+    player = Field(read.player)
+    cell = Field(read.cell)
+    """Where the starting chamber goes."""
+    stairs = Field(_optional_side)
+    """The side its stairway faces (None: the side towards the discoverer's chamber)."""
+
+
+class Gear(EventValue):
+    """2 torches in the gear chamber slide a row or a column of the temple one chamber on."""
+
+    type_name = "gear"
+    players = Field(
+        read.player_ids("'players' must list who rolls the 2 torches in the gear chamber")
+    )
+    row = Field(read.optional_whole)
+    """The y of the row that slides (or a `column` instead)."""
+    column = Field(read.optional_whole)
+    """The x of the column that slides (or a `row` instead)."""
+    towards = Field(
+        read.one_of(SIDES, "'towards' must be the side the line slides to: N, E, S or W")
+    )
+
+    @property
+    def lines_named(self) -> list[str]:
+        """Which of 'row' and 'column' the record holds (exactly one is right)."""
+        return [name for name in ("row", "column") if name in self.raw]
+
+
+class TimeOut(EventValue):
+    """The Time out pauses the music (`phase` start), or play is pressed again (end)."""
+
+    type_name = "time_out"
+    phase = Field(
+        read.one_of(("start", "end"), "'phase' must be start (pause the music) or end (press play)")
+    )
+    player = Field(read.player)
+    """Who uses his Time out (read only when the music is paused)."""
+
+
+class GenieLamp(EventValue):
+    """The Genie lamp's holder takes the treasure he chose of the top 3."""
+
+    type_name = "genie_lamp"
+    player = Field(read.player)
+    treasure = Field(read.any_value)
+    """The treasure chosen (checked against the treasures in play, once the lamp is held)."""
 
 
 @dataclass
@@ -156,19 +222,19 @@ def mirage_spots(game: GameView) -> list[Cell]:
     return [c for c in spots if c != start and (game.temple.at(c) is None or c == mirage.cell)]
 
 
-def swap_mirage(game: GameView, event: Mapping[str, Any]) -> None:
+def swap_mirage(game: GameView, event: Mirage) -> None:
     """The mirage takes the starting chamber's place, turned as the start lay; the start goes
     next to the discoverer's chamber. The figures in the start stay where they stand: in the
     mirage now (page 29)."""
     state = state_of(game)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     if state.mirage_by is None:
         raise Rejection("no mirage chamber waits to swap with the starting chamber")
     if player.player_id != state.mirage_by:
         raise Rejection(
             f"{state.mirage_by} discovered the mirage chamber: he places the starting chamber"
         )
-    cell = game.read_cell(event)
+    cell = event.cell
     if cell not in mirage_spots(game):
         raise Rejection(
             "the starting chamber goes on an empty spot next to the chamber "
@@ -176,9 +242,8 @@ def swap_mirage(game: GameView, event: Mapping[str, Any]) -> None:
         )
     here = player.cell
     assert here is not None
-    stairs = event.get("stairs", side_towards(cell, here))
-    if stairs not in SIDES:
-        raise Rejection("'stairs' must be one of N, E, S, W")
+    stairs = event.stairs or side_towards(cell, here)
+    assert stairs is not None  # every mirage spot lies next to his chamber
     mirage = _placed_with(game, MIRAGE)
     start = game.temple.at(game.temple.start_cell())
     assert mirage is not None and start is not None
@@ -192,12 +257,14 @@ def swap_mirage(game: GameView, event: Mapping[str, Any]) -> None:
 # ----- the gear chamber (page 29) -----------------------------------------------------------
 
 
-def _line_of(event: Mapping[str, Any], game: GameView) -> tuple[str, int]:
+def _line_of(event: Gear) -> tuple[str, int]:
     """The row (`row`: y) or the column (`column`: x) a gear event slides."""
-    given = [name for name in ("row", "column") if name in event]
+    given = event.lines_named
     if len(given) != 1:
         raise Rejection("the gear event names either a 'row' (its y) or a 'column' (its x)")
-    return given[0], game.whole(event, given[0])
+    number = event.row if given[0] == "row" else event.column
+    assert number is not None  # the record holds that field
+    return given[0], number
 
 
 def _line_tiles(game: GameView, kind: str, number: int) -> list[PlacedTile]:
@@ -215,11 +282,8 @@ def slide_blocker(game: GameView, tiles: list[PlacedTile], towards: str) -> Plac
     return None
 
 
-def _gear_payers(game: GameView, event: Mapping[str, Any]) -> list[PlayerState]:
-    ids = event.get("players")
-    if not isinstance(ids, list) or not ids:
-        raise Rejection("'players' must list who rolls the 2 torches in the gear chamber")
-    payers = [game.still_inside(game.lookup(pid)) for pid in ids]
+def _gear_payers(game: GameView, event: Gear) -> list[PlayerState]:
+    payers = [game.still_inside(game.players[pid]) for pid in event.players]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
     gear = _placed_with(game, GEAR)
@@ -229,17 +293,15 @@ def _gear_payers(game: GameView, event: Mapping[str, Any]) -> list[PlayerState]:
     return payers
 
 
-def turn_gears(game: GameView, event: Mapping[str, Any]) -> None:
+def turn_gears(game: GameView, event: Gear) -> None:
     """2 torches in the gear chamber slide a whole row or column one chamber further, every
     chamber the same way, the players with them (page 29)."""
     payers = _gear_payers(game, event)
     state = state_of(game)
     if state.mirage_by is not None:
         raise Rejection(f"{state.mirage_by} must first place the starting chamber (mirage)")
-    kind, number = _line_of(event, game)
-    towards = event.get("towards")
-    if towards not in SIDES:
-        raise Rejection("'towards' must be the side the line slides to: N, E, S or W")
+    kind, number = _line_of(event)
+    towards = event.towards
     tiles = _line_tiles(game, kind, number)
     if not tiles:
         raise Rejection(f"there is no chamber in that {kind}")
@@ -294,18 +356,15 @@ def _holding(player: PlayerState, treasure: str, name: str) -> None:
         raise Rejection(f"{player.player_id} holds no {name}")
 
 
-def time_out(game: GameView, event: Mapping[str, Any]) -> None:
+def time_out(game: GameView, event: TimeOut) -> None:
     """The Time out pauses the music (`phase` start) until play is pressed (`phase` end)."""
     state = state_of(game)
-    phase = event.get("phase")
-    if phase == "end":
+    if event.phase == "end":
         if state.paused_by is None:
             raise Rejection("the music is not paused: no Time out to end")
         state.paused_by = None
         return
-    if phase != "start":
-        raise Rejection("'phase' must be start (pause the music) or end (press play)")
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     if state.paused_by is not None:
         raise Rejection(f"the music is already paused ({state.paused_by}'s Time out)")
     _holding(player, "time_out", "Time out")
@@ -313,11 +372,11 @@ def time_out(game: GameView, event: Mapping[str, Any]) -> None:
     state.paused_by = player.player_id
 
 
-def genie_lamp(game: GameView, event: Mapping[str, Any]) -> None:
+def genie_lamp(game: GameView, event: GenieLamp) -> None:
     """The Genie lamp takes the treasure the player chose of the top 3 (page 30)."""
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     _holding(player, "genie_lamp", "Genie lamp")
-    chosen = event.get("treasure")
+    chosen = event.treasure
     tiles = treasures_in_play(game.setup.modules)
     if chosen is None:
         raise Rejection("the genie_lamp event needs a 'treasure' field: the one chosen")
@@ -432,6 +491,7 @@ class MazeModule(Module):
     )
     rulebook = "Big Box pages 29-30"
     event_types = ("mirage", "gear", "time_out", "genie_lamp")
+    event_classes = (Mirage, Gear, TimeOut, GenieLamp)
     payment_fields = ("short_cut",)
     state_attr = "maze"
     curse_cards = tuple(CURSES.values())
@@ -468,22 +528,22 @@ class MazeModule(Module):
         """The maze's part of the state."""
         return {"maze": state_of(game).to_json()}
 
-    def on_mirage(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_mirage(self, game: GameView, event: Mirage) -> None:
         """The mirage's discoverer swaps it with the start and places the start (page 29)."""
         game.require(MAZE_MODULE, event)
         swap_mirage(game, event)
 
-    def on_gear(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_gear(self, game: GameView, event: Gear) -> None:
         """2 torches in the gear chamber slide a row or column (page 29)."""
         game.require(MAZE_MODULE, event)
         turn_gears(game, event)
 
-    def on_time_out(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_time_out(self, game: GameView, event: TimeOut) -> None:
         """The Time out pauses the music, or play is pressed again (page 30)."""
         game.require(MAZE_MODULE, event)
         time_out(game, event)
 
-    def on_genie_lamp(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_genie_lamp(self, game: GameView, event: GenieLamp) -> None:
         """The Genie lamp's chosen treasure (page 30)."""
         game.require(MAZE_MODULE, event)
         genie_lamp(game, event)

@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from random import Random
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import GemSpec, TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field, FieldRead
 from rules.module_characters import Ability, default_characters
 from rules.module_protocol import GameView, Module, Spends
 from rules.modules import TreasureTile
@@ -64,6 +66,36 @@ CARDS: tuple[Ability, ...] = (
 CARD_BY_ID: Mapping[str, Ability] = {card.ability_id: card for card in CARDS}
 
 
+def _exchanged_faces(seen: FieldRead) -> tuple[str, ...]:
+    """The die faces one side of an exchange lists."""
+    faces = seen.value
+    if not isinstance(faces, list) or any(face not in FACES for face in faces):
+        raise Rejection(f"'{seen.name}' must list die faces from {', '.join(FACES)}")
+    return tuple(faces)
+
+
+class TradeDice(EventValue):
+    """The Trickster exchanges dice evenly with another adventurer."""
+
+    type_name = "trade_dice"
+    player = Field(read.player)
+    """The Trickster."""
+    partner = Field(read.player, key="with")
+    """The adventurer he exchanges dice with."""
+    give = Field(_exchanged_faces)
+    """The faces of the dice the Trickster gives."""
+    take = Field(_exchanged_faces)
+    """The faces of the dice he takes."""
+
+
+class VoidRun(EventValue):
+    """The Void runner steps outside the temple into another chamber with an open entrance."""
+
+    type_name = "void_run"
+    player = Field(read.player)
+    cell = Field(read.cell)
+
+
 class NewCharactersModule(Module):
     """Queenie: New Characters."""
 
@@ -77,6 +109,7 @@ class NewCharactersModule(Module):
     rulebook = "Big Box pages 30-31"
     requires = ("quests",)
     event_types = ("trade_dice", "void_run")
+    event_classes = (TradeDice, VoidRun)
     payment_fields = (CLONE,)
     character_cards = CARDS
     treasure_tiles = (
@@ -132,11 +165,11 @@ class NewCharactersModule(Module):
 
     # ----- the new characters --------------------------------------------------------------
 
-    def on_trade_dice(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_trade_dice(self, game: GameView, event: TradeDice) -> None:
         """The Trickster exchanges dice evenly with another adventurer (page 31)."""
-        trickster = game.active_player(event)
+        trickster = game.still_inside(game.players[event.player])
         card = _card(game, trickster, "trickster-swap", "trickster-anywhere")
-        other = game.active_player(event, "with")
+        other = game.still_inside(game.players[event.partner])
         if other is trickster:
             raise Rejection("the Trickster exchanges dice with another adventurer")
         if card.ability_id == "trickster-swap" and other.cell != trickster.cell:
@@ -145,7 +178,7 @@ class NewCharactersModule(Module):
                 f"chamber: {other.player_id} is elsewhere"
             )
         _face_up(trickster, card)
-        give, take = _faces(event, "give"), _faces(event, "take")
+        give, take = Counter(event.give), Counter(event.take)
         if sum(give.values()) != sum(take.values()):
             raise Rejection(
                 f"the Trickster exchanges evenly: {plural(sum(give.values()), 'die')} given for "
@@ -160,13 +193,13 @@ class NewCharactersModule(Module):
         if card.activatable:
             trickster.charged = False
 
-    def on_void_run(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_void_run(self, game: GameView, event: VoidRun) -> None:
         """The Void runner steps outside the temple to another chamber with an open entrance,
         alone (permanent card) or with everyone in his chamber (activatable card, page 31)."""
-        runner = game.active_player(event)
+        runner = game.still_inside(game.players[event.player])
         card = _card(game, runner, "void-runner-step", "void-runner-group")
         _face_up(runner, card)
-        cell = game.read_cell(event)
+        cell = event.cell
         here = runner.cell
         assert here is not None
         if cell == here:
@@ -324,14 +357,6 @@ def _face_up(player: PlayerState, card: Ability) -> None:
             f"{player.player_id}'s {card.character} card is face down: it turns back up at the "
             "end of the next countdown"
         )
-
-
-def _faces(event: Mapping[str, Any], name: str) -> Counter[str]:
-    """The die faces an exchange lists in `name`."""
-    faces = event.get(name)
-    if not isinstance(faces, list) or any(face not in FACES for face in faces):
-        raise Rejection(f"'{name}' must list die faces from {', '.join(FACES)}")
-    return Counter(faces)
 
 
 def _shows(player: PlayerState, faces: Counter[str]) -> None:

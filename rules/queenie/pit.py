@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.modules import CurseCard, treasures_in_play
 from rules.odds import as_need, roll_odds
@@ -27,6 +29,13 @@ LOST_TREASURE = "lost_treasure"
 REALLY_CURSED = "really_cursed"
 
 
+class Pit(EventValue):
+    """A player in the Pit shows 5 black masks of his own dice: its 2 gems are activated."""
+
+    type_name = "pit"
+    player = Field(read.player)
+
+
 class PitModule(Module):
     """The Pit: 2 gems for 5 black masks rolled by one player; two new curses."""
 
@@ -39,6 +48,7 @@ class PitModule(Module):
     )
     rulebook = "Big Box page 26"
     event_types = ("pit",)
+    event_classes = (Pit,)
     hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 85}
     curse_cards = (
         CurseCard(
@@ -71,9 +81,9 @@ class PitModule(Module):
             )
         }
 
-    def on_pit(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_pit(self, game: GameView, event: Pit) -> None:
         """The player shows 5 black masks by himself in the Pit: 2 gems are activated."""
-        player = game.active_player(event)
+        player = game.still_inside(game.players[event.player])
         chamber = _pit_of(game, player)
         why = pit_refusal(game, player, chamber)
         if why:

@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import RecordError, Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.module_quests import QUEST_NAMES, quest_name
 from rules.modules import CURSES_MODULE, CurseCard
@@ -84,6 +86,36 @@ CURSES: tuple[CurseCard, ...] = (
 )
 """The six new curse cards, 2 of each (page 28); the lifting icons are defaults (the cards show
 them as pictures the rulebook's text does not give)."""
+
+_ROLLING_TOGETHER = read.player_ids("'players' must list the players who roll together")
+"""The snakes' `players`: who roll the torches together."""
+
+
+class Chaos(EventValue):
+    """Every adventurer stands in the Chaos chamber at once: each owes a curse card."""
+
+    type_name = "chaos"
+
+
+class Constellation(EventValue):
+    """The group stands on the constellation: the player in its chamber rolls 2 keys."""
+
+    type_name = "constellation"
+    player = Field(read.player)
+
+
+class DefeatSnake(EventValue):
+    """Players beside a snake token roll 2 torches together: the token is defeated."""
+
+    type_name = "defeat_snake"
+    players = Field(_ROLLING_TOGETHER)
+
+
+class MotherSnake(EventValue):
+    """Players in the Snake pit roll 5 torches together: the mother snake is defeated."""
+
+    type_name = "mother_snake"
+    players = Field(_ROLLING_TOGETHER)
 
 
 def new_quest_chambers() -> dict[str, TileDef]:
@@ -164,11 +196,8 @@ def _open_quest(game: GameView, quest: str) -> Cell:
     return cell
 
 
-def _payers(game: GameView, event: Mapping[str, Any]) -> list[PlayerState]:
-    ids = event.get("players")
-    if not isinstance(ids, list) or not ids:
-        raise Rejection("'players' must list the players who roll together")
-    payers = [game.still_inside(game.lookup(pid)) for pid in ids]
+def _payers(game: GameView, event: DefeatSnake | MotherSnake) -> list[PlayerState]:
+    payers = [game.still_inside(game.players[pid]) for pid in event.players]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
     if len({p.cell for p in payers}) != 1:
@@ -188,7 +217,7 @@ def chaos_missing(game: GameView, cell: Cell) -> list[PlayerState]:
     return [p for p in _inside(game) if p.cell != cell]
 
 
-def gather_chaos(game: GameView, event: Mapping[str, Any]) -> None:
+def gather_chaos(game: GameView, event: Chaos) -> None:
     """Every adventurer stands in the Chaos chamber: each owes a curse card; the task is done
     when everybody has drawn his (page 28). Without module 1 there is no curse pile: the
     gathering alone completes it."""
@@ -275,11 +304,11 @@ def constellation_gap(game: GameView, cell: Cell) -> str | None:
     return None
 
 
-def complete_constellation(game: GameView, event: Mapping[str, Any]) -> None:
+def complete_constellation(game: GameView, event: Constellation) -> None:
     """The group stands on the constellation: the player in the Constellation chamber rolls 2
     keys and completes the task (page 28)."""
     cell = _open_quest(game, CONSTELLATION)
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     if player.cell != cell:
         raise Rejection(f"{player.player_id} is not inside the Constellation chamber")
     gap = constellation_gap(game, cell)
@@ -302,7 +331,7 @@ def lay_snakes(game: GameView, discoverer: PlayerState) -> None:
     ]
 
 
-def defeat_snake(game: GameView, event: Mapping[str, Any]) -> None:
+def defeat_snake(game: GameView, event: DefeatSnake) -> None:
     """Players beside a snake token roll 2 torches together: the token is defeated (page 28)."""
     _open_quest(game, SNAKE_PIT)
     state = _state(game)
@@ -316,7 +345,7 @@ def defeat_snake(game: GameView, event: Mapping[str, Any]) -> None:
     state.snakes.remove(here)
 
 
-def defeat_mother(game: GameView, event: Mapping[str, Any]) -> None:
+def defeat_mother(game: GameView, event: MotherSnake) -> None:
     """Once every snake token is defeated, players in the Snake pit roll 5 torches together
     against the mother snake and complete the task (page 28)."""
     cell = _open_quest(game, SNAKE_PIT)
@@ -368,6 +397,7 @@ class QueenieQuestsModule(Module):
     curse_cards = CURSES
     quest_chambers: ClassVar[Mapping[str, str]] = {quest: quest for quest in NAMES}
     event_types = ("chaos", "constellation", "defeat_snake", "mother_snake")
+    event_classes = (Chaos, Constellation, DefeatSnake, MotherSnake)
     state_attr = "queenie_quests"
     hook_order: ClassVar[Mapping[str, int]] = {"check_escape": 40, "escape_blocked": 40}
 
@@ -397,22 +427,22 @@ class QueenieQuestsModule(Module):
         """The new quests' part of the state."""
         return _state(game).to_json()
 
-    def on_chaos(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_chaos(self, game: GameView, event: Chaos) -> None:
         """Everyone gathered in the Chaos chamber (page 28)."""
         game.require(QUEENIE_QUESTS, event)
         gather_chaos(game, event)
 
-    def on_constellation(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_constellation(self, game: GameView, event: Constellation) -> None:
         """The constellation completed with 2 keys (page 28)."""
         game.require(QUEENIE_QUESTS, event)
         complete_constellation(game, event)
 
-    def on_defeat_snake(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_defeat_snake(self, game: GameView, event: DefeatSnake) -> None:
         """A snake token defeated with 2 torches (page 28)."""
         game.require(QUEENIE_QUESTS, event)
         defeat_snake(game, event)
 
-    def on_mother_snake(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_mother_snake(self, game: GameView, event: MotherSnake) -> None:
         """The mother snake defeated with 5 torches (page 28)."""
         game.require(QUEENIE_QUESTS, event)
         defeat_mother(game, event)

@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction
 from rules.temple import PlacedTile
@@ -24,6 +26,15 @@ TOTEM = "totem"
 STACKS = ((10, 2), (5, 1))
 """Dice stacked -> gems activated (page 35), the higher first."""
 MOST_GEMS = 2
+
+
+class Totem(EventValue):
+    """The adventurers in the totem chamber stacked dice showing masks: its gems activated."""
+
+    type_name = "totem"
+    players = Field(read.player_ids("'players' must list the players who stack their dice"))
+    stacked = Field(read.whole)
+    """How many dice the stack holds."""
 
 
 @dataclass
@@ -50,6 +61,7 @@ class TotemModule(Module):
     )
     rulebook = "Big Box page 35"
     event_types = ("totem",)
+    event_classes = (Totem,)
     state_attr = "totem"
 
     @classmethod
@@ -75,7 +87,7 @@ class TotemModule(Module):
         """The stack that activated the totem's gems (null: not yet)."""
         return {"totem_stacked": _state(game).stacked}
 
-    def on_totem(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_totem(self, game: GameView, event: Totem) -> None:
         """The adventurers in the totem chamber stacked `stacked` dice showing masks (page 35):
         5 activate 1 gem, 10 activate 2, once per game."""
         state = _state(game)
@@ -86,7 +98,7 @@ class TotemModule(Module):
                 f"the totem's gems were activated already ({state.stacked} dice stacked): only "
                 "once per game"
             )
-        stacked = game.whole(event, "stacked")
+        stacked = event.stacked
         gems = gems_for(stacked)
         if gems == 0:
             raise Rejection(f"{plural(stacked, 'die')} stacked: 5 activate 1 gem, 10 activate 2")
@@ -163,12 +175,9 @@ def _state(game: GameView) -> TotemState:
     return state
 
 
-def _payers(game: GameView, event: Mapping[str, Any]) -> list[PlayerState]:
+def _payers(game: GameView, event: Totem) -> list[PlayerState]:
     """The players a totem event lists, each once, still inside."""
-    ids = event.get("players")
-    if not isinstance(ids, list) or not ids:
-        raise Rejection("'players' must list the players who stack their dice")
-    payers = [game.still_inside(game.lookup(pid)) for pid in ids]
+    payers = [game.still_inside(game.players[pid]) for pid in event.players]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
     return payers

@@ -222,6 +222,11 @@ def test_every_chamber_of_the_line_moves_the_same_way_or_none_does():  # Big Box
         "the column cannot slide west: Starting chamber is in the way"
     )
     assert "either a 'row'" in t.no(type="gear", players=["red"], row=0, column=1, towards="N")
+    # a line named twice is refused for that, before either number is read
+    assert "either a 'row'" in t.no(type="gear", players=["red"], row="0", column=1, towards="N")
+    assert t.no(type="gear", players=["red"], row="0", towards="up") == (
+        "'row' must be a whole number, not '0'"
+    )
     assert "'towards'" in t.no(type="gear", players=["red"], row=0, towards="up")
     assert t.no(type="gear", players=["red"], row=7, towards="E") == (
         "there is no chamber in that row"

@@ -5,7 +5,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rules_helpers import A, B, G, K, T, Table
+from rules_helpers import A, B, G, K, T, Table, start_and
 from test_modules_properties import module_setup, snapshot
 
 from rules.actions import open_actions
@@ -140,3 +140,16 @@ def test_random_games_with_the_totem_stay_sound(seed, players):
             assert snapshot(judge) == before, f"rejected {event} changed the state"
         assert judge.depot >= 0
     assert judge.state_json() == game.state_json()
+
+
+def test_the_players_listed_are_judged_in_order_an_escaped_one_before_an_unknown_id():
+    exit_west = start_and(("exit", (-1, 0), "E"))
+    t = Table(players=["red", "blue"], modules=["totem"], temple=exit_west, track_dice=False)
+    t.ok(type="enter", player="blue", cell=[-1, 0]).ok(type="escape", player="blue")
+    assert t.no(type="totem", players=["blue", "nobody"], stacked=5) == "blue has already escaped"
+    assert t.no(type="totem", players=["red", "nobody"], stacked=5) == (
+        "unknown player 'nobody' (players: red, blue)"
+    )
+    assert t.no(type="totem", players=[], stacked=5) == (
+        "'players' must list the players who stack their dice"
+    )
