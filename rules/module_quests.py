@@ -88,6 +88,7 @@ class Sacrifice(EventValue):
     type_name = "sacrifice"
     player = Field(read.player)
     dice = Field(read.whole_or(1))
+    """How many of his dice he places (1 when the record does not say)."""
 
 
 class PushGhost(EventValue):
@@ -106,6 +107,7 @@ class Task(EventValue):
     players = Field(_players_together)
     """The ids of the players who roll (each looked up, and refused once escaped, in order)."""
     tile = Field(_task_tile)
+    """The task tile whose icons are rolled (task-1 ... task-6)."""
 
 
 class HealTree(EventValue):
