@@ -290,6 +290,28 @@ def player_ids(reason: str) -> Reader[PlayerIds]:
     return read
 
 
+# ----- readers the modules share (lists, and ids the handler looks up) -----------------------
+
+
+def required_value(seen: FieldRead) -> Any:
+    """A required field's value as written, for an id the handler judges against the game (a
+    card of this game's curse pile, a treasure of the modules it plays)."""
+    if not seen.present:
+        raise seen.missing()
+    return seen.value
+
+
+def value_list(reason: str, least: int = 0, most: int | None = None) -> Reader[tuple[Any, ...]]:
+    """A list of `least` to `most` values (refused with `reason` otherwise, absent too), each
+    judged by the handler: player ids it looks up in order, refusing an escaped one where he
+    comes in the list."""
+
+    def read(seen: FieldRead) -> tuple[Any, ...]:
+        return _listed(seen, reason, least, most)
+
+    return read
+
+
 def one_of(choices: tuple[str, ...], reason: str) -> Reader[str]:
     """One of a fixed set of words (a wish, a colour, a side, a die's face); else `reason`,
     the module's own words for the field (also when the field is absent)."""
@@ -300,3 +322,26 @@ def one_of(choices: tuple[str, ...], reason: str) -> Reader[str]:
         return seen.value
 
     return read
+
+
+def cell_list(reason: str, least: int = 0, most: int | None = None) -> Reader[tuple[Cell, ...]]:
+    """A list of `least` to `most` cells (refused with `reason` otherwise, absent too); the
+    first value that is no cell `[x, y]` is refused as a cell field is."""
+
+    def read(seen: FieldRead) -> tuple[Cell, ...]:
+        listed = _listed(seen, reason, least, most)
+        try:
+            return tuple(parse_cell(value, f"'{seen.name}'") for value in listed)
+        except ValueError as error:
+            raise Rejection(str(error)) from None
+
+    return read
+
+
+def _listed(seen: FieldRead, reason: str, least: int, most: int | None) -> tuple[Any, ...]:
+    value = seen.value
+    if not isinstance(value, list):
+        raise Rejection(reason)
+    if len(value) < least or (most is not None and len(value) > most):
+        raise Rejection(reason)
+    return tuple(value)

@@ -13,6 +13,7 @@ from rules import module_quests as quests
 from rules import module_special as special
 from rules import module_time
 from rules.errors import Rejection
+from rules.module_characters_events import UseAbility
 from rules.module_protocol import GameView, Module
 from rules.module_special import arrives_in_rear, side_in_rear
 from rules.module_traps import check_leave
@@ -28,7 +29,6 @@ from rules.vocabulary import (
     Cell,
     neighbour,
     opposite,
-    parse_cell,
     plural,
     side_towards,
 )
@@ -296,10 +296,10 @@ def after_offering(priest: PlayerState | None) -> None:
     priest.charged = False
 
 
-def use_ability(game: GameView, event: Mapping[str, Any]) -> None:
+def use_ability(game: GameView, event: UseAbility) -> None:
     """An `ability` event: a card used on its own (the Discoverer's run, the Doc's healing, the
     Mechanic's turn, the Mentalist's moves)."""
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     ability_id = ability_of(game, player)
     if ability_id is None:
         raise Rejection(f"{player.player_id} plays no character card")
@@ -335,10 +335,8 @@ def use_ability(game: GameView, event: Mapping[str, Any]) -> None:
     _flip(player, ability)
 
 
-def _run(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
-    cells = _cells(event)
-    if not 1 <= len(cells) <= 3:
-        raise Rejection("'cells' must list the 1 to 3 chambers the Discoverer runs through")
+def _run(game: GameView, player: PlayerState, event: UseAbility) -> Any:
+    cells = event.cells
     here = player.cell
     assert here is not None
     rear = player.rear
@@ -358,7 +356,7 @@ def _run(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
     return apply
 
 
-def _reroll_masks(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
+def _reroll_masks(game: GameView, player: PlayerState, event: UseAbility) -> Any:
     """The Priest's offering used only to re-roll 3 black masks (page 21's note)."""
     _three_black_masks(player, "to re-roll them with the Priest's card")
 
@@ -376,8 +374,8 @@ def _same_half(game: GameView, here: Cell, there: Cell, rear: bool) -> bool:
     return placed is None or side is None or side_in_rear(game, placed, side) in (None, rear)
 
 
-def _heal(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
-    other = game.active_player(event, "target")
+def _heal(game: GameView, player: PlayerState, event: UseAbility) -> Any:
+    other = game.still_inside(game.players[event.target])
     if other is player:
         raise Rejection("the Doc heals another adventurer")
 
@@ -387,14 +385,14 @@ def _heal(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
     return apply
 
 
-def _rotate(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
-    cell = game.read_cell(event)
+def _rotate(game: GameView, player: PlayerState, event: UseAbility) -> Any:
+    cell = event.cell
     placed = game.temple.at(cell)
     if placed is None:
         raise Rejection(f"there is no chamber at {list(cell)}")
     if placed.tile.kind == "start":
         raise Rejection("the starting chamber cannot be turned")
-    stairs = event.get("stairs")
+    stairs = event.stairs
     if stairs not in SIDES or stairs == placed.stairs:
         raise Rejection("'stairs' must be the side the chamber's stairway faces after the turn")
 
@@ -405,8 +403,8 @@ def _rotate(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> An
     return apply
 
 
-def _follow(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> Any:
-    cell = game.read_cell(event)
+def _follow(game: GameView, player: PlayerState, event: UseAbility) -> Any:
+    cell = event.cell
     if cell == player.cell or not any(p is not player for p in game.players_in(cell)):
         raise Rejection("the Mentalist moves only to a chamber holding another adventurer")
     if has(game, player, "mentalist-follow") and not (
@@ -419,17 +417,6 @@ def _follow(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> An
         player.rear = next(p.rear for p in game.players_in(cell) if p is not player)
 
     return apply
-
-
-def _cells(event: Mapping[str, Any]) -> list[Cell]:
-
-    raw = event.get("cells")
-    if not isinstance(raw, list):
-        raise Rejection("'cells' must list chambers, e.g. [[0, 1], [1, 1]]")
-    try:
-        return [parse_cell(c, "'cells'") for c in raw]
-    except ValueError as error:
-        raise Rejection(str(error)) from None
 
 
 def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple[Cell, list[Cell]]]:
@@ -534,6 +521,7 @@ class CharactersModule(Module):
 
     id = CHARACTERS_MODULE
     event_types = ("ability",)
+    event_classes = (UseAbility,)
     hook_order: ClassVar[Mapping[str, int]] = {"entry_need": 10, "after_enter": 60, "on_slam": 10}
 
     @classmethod
@@ -546,7 +534,7 @@ class CharactersModule(Module):
         for pid, card in game.setup.characters.items():
             game.players[pid].ability = card
 
-    def on_ability(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_ability(self, game: GameView, event: UseAbility) -> None:
         """A character card used on its own (page 21)."""
         game.require(CHARACTERS_MODULE, event)
         use_ability(game, event)

@@ -9,8 +9,10 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.modules import CURSES_MODULE, CurseCard, curse_cards_in_play
 from rules.open_action import OpenAction, priced
@@ -20,11 +22,37 @@ if TYPE_CHECKING:
     from rules.engine import PlayerState
 
 
+class Curse(EventValue):
+    """A player draws the curse card he owes for a purple mask he discovered."""
+
+    type_name = "curse"
+    player = Field(read.player)
+    card = Field(read.required_value)
+    """The card drawn (judged against this game's curse pile)."""
+
+
+class Lift(EventValue):
+    """A cursed player rolls the card's icons by himself and lifts the curse."""
+
+    type_name = "lift"
+    player = Field(read.player)
+    card = Field(read.required_value)
+    """The curse lifted (judged against this game's curse pile)."""
+
+
+class LoseDie(EventValue):
+    """A die of a player cursed with Lost dice fell off the table."""
+
+    type_name = "lose_die"
+    player = Field(read.player)
+
+
 class CursesModule(Module):
     """Module 1: the curse cards."""
 
     id = CURSES_MODULE
     event_types = ("curse", "lift", "lose_die")
+    event_classes = (Curse, Lift, LoseDie)
     hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 80}
 
     @classmethod
@@ -32,11 +60,11 @@ class CursesModule(Module):
         """The curses in front of the player and the cards he must still draw."""
         return {"curses": list(player.curses), "curses_to_draw": player.curses_to_draw}
 
-    def on_curse(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_curse(self, game: GameView, event: Curse) -> None:
         """A curse card drawn for a purple mask the player discovered (page 10)."""
         game.require(CURSES_MODULE, event)
-        player = game.active_player(event)
-        card = _curse_card(game, event)
+        player = game.still_inside(game.players[event.player])
+        card = _curse_card(game, event.card)
         if player.curses_to_draw < 1:
             raise Rejection(
                 f"{player.player_id} has no curse card to draw: a card is drawn by the player "
@@ -61,11 +89,11 @@ class CursesModule(Module):
         for hook in game.module_hooks("after_curse"):
             hook(game, player, card)
 
-    def on_lift(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_lift(self, game: GameView, event: Lift) -> None:
         """The cursed player rolls the card's icons by himself and lifts the curse (page 10)."""
         game.require(CURSES_MODULE, event)
-        player = game.active_player(event)
-        card = _curse_card(game, event)
+        player = game.still_inside(game.players[event.player])
+        card = _curse_card(game, event.card)
         if card.card_id not in player.curses:
             raise Rejection(f"{player.player_id} is not cursed with {card.name}")
         plan, spends = game.charge(
@@ -76,10 +104,10 @@ class CursesModule(Module):
         if card.card_id == "broken_die":
             player.dice += 1  # the die on the card comes back, to be rolled
 
-    def on_lose_die(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_lose_die(self, game: GameView, event: LoseDie) -> None:
         """A die of a player cursed with Lost dice fell off the table: it is lost for good."""
         game.require(CURSES_MODULE, event)
-        player = game.active_player(event)
+        player = game.still_inside(game.players[event.player])
         if "lost_dice" not in player.curses:
             raise Rejection(
                 f"{player.player_id} is not cursed with Lost dice: a die that falls off the "
@@ -118,10 +146,7 @@ class CursesModule(Module):
             player.curses_to_draw += 1
 
 
-def _curse_card(game: GameView, event: Mapping[str, Any]) -> CurseCard:
-    card_id = event.get("card")
-    if card_id is None:
-        raise Rejection(f"the {event['type']} event needs a 'card' field")
+def _curse_card(game: GameView, card_id: Any) -> CurseCard:
     cards = curse_cards_in_play(game.setup.modules)
     if card_id not in cards:
         raise Rejection(f"unknown curse card {card_id!r} (cards: {', '.join(cards)})")

@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, describe_icons, priced
 from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, SIDES, TORCH, Cell, neighbour, plural
@@ -68,6 +70,52 @@ TASK_TILES: Mapping[str, TaskTile] = {
 }
 """The 6 task tiles (page 18); the icons printed on each are editable defaults."""
 TASKS_TO_DO = 4
+
+
+def _task_tile(seen: FieldRead) -> TaskTile:
+    """One of the 6 task tiles, by id."""
+    if not isinstance(seen.value, str) or seen.value not in TASK_TILES:
+        raise Rejection(f"'tile' must be a task tile: {', '.join(TASK_TILES)}")
+    return TASK_TILES[seen.value]
+
+
+_players_together = read.value_list("'players' must list the players who roll together", 1)
+
+
+class Sacrifice(EventValue):
+    """A player in the altar chamber places 1 or 2 of his dice on the altar."""
+
+    type_name = "sacrifice"
+    player = Field(read.player)
+    dice = Field(read.whole_or(1))
+    """How many of his dice he places (1 when the record does not say)."""
+
+
+class PushGhost(EventValue):
+    """A player with the ghost rolls 2 torches and pushes it into the next chamber."""
+
+    type_name = "push_ghost"
+    player = Field(read.player)
+    cell = Field(read.cell)
+    """The chamber the ghost is pushed into."""
+
+
+class Task(EventValue):
+    """Players in the task chamber roll the icons of a task tile together."""
+
+    type_name = "task"
+    players = Field(_players_together)
+    """The ids of the players who roll (each looked up, and refused once escaped, in order)."""
+    tile = Field(_task_tile)
+    """The task tile whose icons are rolled (task-1 ... task-6)."""
+
+
+class HealTree(EventValue):
+    """Players in the Tree of Life roll the golden masks it needs together."""
+
+    type_name = "heal_tree"
+    players = Field(_players_together)
+    """The ids of the players who roll (each looked up, and refused once escaped, in order)."""
 
 
 def quest_chambers(quests: tuple[str, ...] | list[str] | None = None) -> dict[str, TileDef]:
@@ -188,10 +236,7 @@ def _state(game: GameView, quest: str) -> QuestState:
     return state
 
 
-def _payers(game: GameView, event: Mapping[str, Any]) -> list[PlayerState]:
-    ids = event.get("players")
-    if not isinstance(ids, list) or not ids:
-        raise Rejection("'players' must list the players who roll together")
+def _payers(game: GameView, ids: tuple[Any, ...]) -> list[PlayerState]:
     payers = [game.still_inside(game.lookup(pid)) for pid in ids]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
@@ -249,13 +294,13 @@ def extra_keys(game: GameView) -> int:
     return game.quests.obelisk_tiles if game.quests is not None else 0
 
 
-def sacrifice(game: GameView, event: Mapping[str, Any]) -> None:
+def sacrifice(game: GameView, event: Sacrifice) -> None:
     """A player in the altar chamber places 1 or 2 of his dice on the altar; a second die after
     one comes from another player (page 17)."""
     state = _state(game, "altar")
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     _in_quest_chamber(game, "altar", [player])
-    count = game.whole(event, "dice", 1)
+    count = event.dice
     if count not in (1, 2) or count > 2 - len(state.altar):
         raise Rejection(f"the altar takes {2 - len(state.altar)} more die (1 or 2 at a time)")
     if state.altar and state.altar[0] == player.player_id:
@@ -271,12 +316,12 @@ def sacrifice(game: GameView, event: Mapping[str, Any]) -> None:
         _complete(state, "altar")
 
 
-def push_ghost(game: GameView, event: Mapping[str, Any]) -> None:
+def push_ghost(game: GameView, event: PushGhost) -> None:
     """A player with the ghost rolls 2 torches and pushes it through an open passage into the
     next chamber; in the ghost chamber, the task is complete (page 18)."""
     state = _state(game, "ghost")
-    player = game.active_player(event)
-    cell = game.read_cell(event)
+    player = game.still_inside(game.players[event.player])
+    cell = event.cell
     if state.ghost is None or player.cell != state.ghost:
         raise Rejection(f"the ghost is not in {player.player_id}'s chamber")
     target = game.temple.at(cell)
@@ -309,21 +354,18 @@ def ghost_pushes(game: GameView, player: PlayerState) -> list[tuple[str, Cell]]:
     return found
 
 
-def task(game: GameView, event: Mapping[str, Any]) -> None:
+def task(game: GameView, event: Task) -> None:
     """Players in the task chamber roll the icons of the task tile face up; after 4 tiles the
     task is complete (page 18)."""
     state = _state(game, "task")
-    payers = _payers(game, event)
+    payers = _payers(game, event.players)
     _in_quest_chamber(game, "task", payers)
-    tile_id = event.get("tile")
-    if not isinstance(tile_id, str) or tile_id not in TASK_TILES:
-        raise Rejection(f"'tile' must be a task tile: {', '.join(TASK_TILES)}")
-    if tile_id in state.tasks_done:
-        raise Rejection(f"{TASK_TILES[tile_id].name} is already out of the game")
-    tile = TASK_TILES[tile_id]
+    tile = event.tile
+    if tile.tile_id in state.tasks_done:
+        raise Rejection(f"{tile.name} is already out of the game")
     plan, spends = game.charge(event, payers, Counter(tile.icons), f"for {tile.name}")
     game.settle(plan, spends)
-    state.tasks_done.append(tile_id)
+    state.tasks_done.append(tile.tile_id)
     if len(state.tasks_done) >= TASKS_TO_DO:
         _complete(state, "task")
 
@@ -333,10 +375,10 @@ def tree_need(game: GameView) -> Counter[str]:
     return Counter({GOLDEN_MASK: 2 * len(game.players)})
 
 
-def heal_tree(game: GameView, event: Mapping[str, Any]) -> None:
+def heal_tree(game: GameView, event: HealTree) -> None:
     """Players in the Tree of Life roll the golden masks it needs together (page 19)."""
     state = _state(game, "tree")
-    payers = _payers(game, event)
+    payers = _payers(game, event.players)
     _in_quest_chamber(game, "tree", payers)
     plan, spends = game.charge(event, payers, tree_need(game), "to heal the tree of life")
     game.settle(plan, spends)
@@ -396,6 +438,7 @@ class QuestsModule(Module):
 
     id = QUESTS
     event_types = ("sacrifice", "push_ghost", "task", "heal_tree")
+    event_classes = (Sacrifice, PushGhost, Task, HealTree)
     state_attr = "quests"
     hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 20}
 
@@ -409,22 +452,22 @@ class QuestsModule(Module):
         """Module 5's part of the state."""
         return game.quests.to_json()  # type: ignore[no-any-return]
 
-    def on_sacrifice(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_sacrifice(self, game: GameView, event: Sacrifice) -> None:
         """1 or 2 dice placed on the altar (page 17)."""
         game.require(QUESTS, event)
         sacrifice(game, event)
 
-    def on_push_ghost(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_push_ghost(self, game: GameView, event: PushGhost) -> None:
         """The ghost pushed into the next chamber with 2 torches (page 18)."""
         game.require(QUESTS, event)
         push_ghost(game, event)
 
-    def on_task(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_task(self, game: GameView, event: Task) -> None:
         """A task tile's icons rolled in the task chamber (page 18)."""
         game.require(QUESTS, event)
         task(game, event)
 
-    def on_heal_tree(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_heal_tree(self, game: GameView, event: HealTree) -> None:
         """The tree of life healed with golden masks (page 19)."""
         game.require(QUESTS, event)
         heal_tree(game, event)

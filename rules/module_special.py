@@ -5,17 +5,19 @@ and the checks the engine calls (pure Python, no I/O)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import event_values as read
 from rules import module_quests, module_time
 from rules.catalog import GemSpec, TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, priced
 from rules.temple import PlacedTile, quarter_turns_for
-from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, parse_cell, plural, rotate, side_towards
+from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, plural, rotate, side_towards
 
 if TYPE_CHECKING:
     from rules.engine import PlayerState
@@ -24,6 +26,28 @@ if TYPE_CHECKING:
 SPECIAL = "special"
 CHALICE_TOLL: Counter[str] = Counter({TORCH: 1})
 """What carrying the chalice adds to the entry icons of the next chamber (page 15)."""
+LINKED_CELLS = "'cells' must list the 2 or 3 linked chambers activated together"
+_two_or_more_cells = read.cell_list(LINKED_CELLS, least=2)
+
+
+def _linked_cells(seen: FieldRead) -> tuple[Cell, ...]:
+    """The linked chambers activated together: 2 or more cells, each listed once."""
+    cells = _two_or_more_cells(seen)
+    if len(set(cells)) != len(cells):
+        raise Rejection("each linked chamber may be listed only once in 'cells'")
+    return cells
+
+
+class ActivateLinked(EventValue):
+    """Players standing in 2 or 3 linked chambers at once activate one gem in each."""
+
+    type_name = "activate_linked"
+    listed = Field(read.value_list(LINKED_CELLS, least=2), key="cells")
+    """The chambers as written: how many there are is judged before a running prohibition,
+    which is judged before the cells themselves (`cells`)."""
+    cells = Field(_linked_cells)
+    players = Field(read.value_list("'players' must list the players who activate the gems", 1))
+    """The ids of the players who pay (each looked up, and refused once escaped, in order)."""
 
 
 def special_chambers() -> dict[str, TileDef]:
@@ -236,7 +260,7 @@ def linked_cells(game: GameView) -> list[Cell]:
     return [p.cell for p in game.temple if special_of(game, p.tile) == "linked"]
 
 
-def linked_need(game: GameView, cells: list[Cell]) -> Counter[str]:
+def linked_need(game: GameView, cells: Iterable[Cell]) -> Counter[str]:
     """What activating one gem in each of these linked chambers costs, all together."""
     need: Counter[str] = Counter()
     for cell in cells:
@@ -246,23 +270,14 @@ def linked_need(game: GameView, cells: list[Cell]) -> Counter[str]:
     return need
 
 
-def activate_linked(game: GameView, event: Mapping[str, Any]) -> None:
+def activate_linked(game: GameView, event: ActivateLinked) -> None:
     """Players standing in at least two linked chambers at once roll their icons together and
     activate one gem in each of those chambers; the linked chambers are then used up (page 14)."""
     state = game.special
     assert state is not None
-    raw = event.get("cells")
-    if not isinstance(raw, list) or len(raw) < 2:
-        raise Rejection("'cells' must list the 2 or 3 linked chambers activated together")
-
+    gems = len(event.listed)  # a gem a chamber: their count is judged before the prohibition
     module_time.check(game, "gems")
-
-    try:
-        cells = [parse_cell(c, "'cells'") for c in raw]
-    except ValueError as error:
-        raise Rejection(str(error)) from None
-    if len(set(cells)) != len(cells):
-        raise Rejection("each linked chamber may be listed only once in 'cells'")
+    cells = event.cells
     for cell in cells:
         placed = game.temple.at(cell)
         if placed is None or special_of(game, placed.tile) != "linked":
@@ -273,10 +288,7 @@ def activate_linked(game: GameView, event: Mapping[str, Any]) -> None:
         raise Rejection(
             "the linked chambers were already used: they activate gems only once a game"
         )
-    ids = event.get("players")
-    if not isinstance(ids, list) or not ids:
-        raise Rejection("'players' must list the players who activate the gems")
-    payers = [game.still_inside(game.lookup(pid)) for pid in ids]
+    payers = [game.still_inside(game.lookup(pid)) for pid in event.players]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
     for payer in payers:
@@ -290,12 +302,12 @@ def activate_linked(game: GameView, event: Mapping[str, Any]) -> None:
                 f"nobody listed stands in {placed.tile.name}: each linked chamber needs an "
                 "adventurer in it at the same time"
             )
-    if game.depot < len(cells):
+    if game.depot < gems:
         raise Rejection(f"the depot holds only {plural(game.depot, 'gem')}")
     plan, spends = game.charge(
         event, payers, linked_need(game, cells), "to activate the linked chambers"
     )
-    game.depot -= len(cells)
+    game.depot -= gems
     for cell in cells:
         placed = game.temple.at(cell)
         assert placed is not None
@@ -338,6 +350,7 @@ class SpecialModule(Module):
 
     id = SPECIAL
     event_types = ("activate_linked",)
+    event_classes = (ActivateLinked,)
     state_attr = "special"
     hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 10, "after_enter": 10}
 
@@ -355,7 +368,7 @@ class SpecialModule(Module):
         """Whether the player stands behind a double chamber's inner wall."""
         return {"rear": player.rear}
 
-    def on_activate_linked(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_activate_linked(self, game: GameView, event: ActivateLinked) -> None:
         """One gem in each of 2 or 3 linked chambers, activated together, once (page 14)."""
         game.require(SPECIAL, event)
         activate_linked(game, event)

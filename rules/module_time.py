@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, describe_icons, priced
 from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, plural
@@ -64,6 +66,56 @@ TORCH_PENALTIES = ("dice", "gems")
 """Page 25 prints the torch chamber's tasks twice: failing one loses dice, or (the second table,
 "roll 5x torch or else add 3 magic gems to the gem depot") adds as many magic gems to the
 depot. The setup line's `torch_penalty` says which the table plays."""
+
+
+def _clock(seen: FieldRead) -> float | None:
+    """The game clock second an event is stamped with (the engine refused any other value
+    before), or None when it is not stamped."""
+    value = seen.value
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _losers(seen: FieldRead) -> tuple[str, ...] | None:
+    """The players who lose the dice, one id a die, as the table names them (None: it does
+    not, and the engine chooses)."""
+    if not seen.present:
+        return None
+    if not isinstance(seen.value, list):
+        raise Rejection("'losers' must list player ids, one for each die lost")
+    return tuple(read.player(replace(seen, value=pid)) for pid in seen.value)
+
+
+_players_together = read.value_list("'players' must list the players who roll together", 1)
+
+
+class TimeUp(EventValue):
+    """A sand timer ran out (the dashboard's clock emits it)."""
+
+    type_name = "time_up"
+    cell = Field(read.cell)
+    """The chamber the timer runs on."""
+    t = Field(_clock)
+    """When the sand ran out on the game clock (None: at the timer's end)."""
+    losers = Field(_losers)
+    """Who lose the dice a penalty takes (None: those holding the most)."""
+
+
+class Lava(EventValue):
+    """Players in a lava chamber roll 7 torches together before its sand runs out."""
+
+    type_name = "lava"
+    cell = Field(read.cell)
+    players = Field(_players_together)
+    """The ids of the players who roll (each looked up, and refused once escaped, in order)."""
+
+
+class TorchTask(EventValue):
+    """Players in the torch chamber master its next task before its sand runs out."""
+
+    type_name = "torch_task"
+    cell = Field(read.cell)
+    players = Field(_players_together)
+    """The ids of the players who roll (each looked up, and refused once escaped, in order)."""
 
 
 def kind_of_time(time_id: str) -> str:
@@ -231,10 +283,7 @@ def on_enter(game: GameView, player: PlayerState, cell: Cell) -> None:
         player.dice += 1
 
 
-def _payers_in(game: GameView, event: Mapping[str, Any], cell: Cell) -> list[PlayerState]:
-    ids = event.get("players")
-    if not isinstance(ids, list) or not ids:
-        raise Rejection("'players' must list the players who roll together")
+def _payers_in(game: GameView, ids: tuple[Any, ...], cell: Cell) -> list[PlayerState]:
     payers = [game.still_inside(game.lookup(pid)) for pid in ids]
     if len({p.player_id for p in payers}) != len(payers):
         raise Rejection("each player may be listed only once in 'players'")
@@ -244,8 +293,8 @@ def _payers_in(game: GameView, event: Mapping[str, Any], cell: Cell) -> list[Pla
     return payers
 
 
-def _running(game: GameView, event: Mapping[str, Any], kind: str) -> Cell:
-    cell = game.read_cell(event)
+def _running(game: GameView, event: Lava | TorchTask, kind: str) -> Cell:
+    cell = event.cell
     time_id = time_at(game, cell)
     if time_id is None or kind_of_time(time_id) != kind:
         raise Rejection(f"there is no {kind} chamber at {list(cell)}")
@@ -254,42 +303,40 @@ def _running(game: GameView, event: Mapping[str, Any], kind: str) -> Cell:
     return cell
 
 
-def cool_lava(game: GameView, event: Mapping[str, Any]) -> None:
+def cool_lava(game: GameView, event: Lava) -> None:
     """Players in a lava chamber roll 7 torches together before its sand runs out (page 25)."""
     state = game.time
     assert state is not None
     cell = _running(game, event, "lava")
     if cell in state.done:
         raise Rejection("this lava chamber is already mastered")
-    payers = _payers_in(game, event, cell)
+    payers = _payers_in(game, event.players, cell)
     plan, spends = game.charge(event, payers, Counter(LAVA_NEED), "to master the lava")
     game.settle(plan, spends)
     state.done.append(cell)
 
 
-def torch_task(game: GameView, event: Mapping[str, Any]) -> None:
+def torch_task(game: GameView, event: TorchTask) -> None:
     """Players in the torch chamber master its next task (page 25)."""
     state = game.time
     assert state is not None
     cell = _running(game, event, "torch")
     if state.torch_tasks >= len(TORCH_TASKS):
         raise Rejection("the torch chamber's 3 tasks are mastered")
-    payers = _payers_in(game, event, cell)
+    payers = _payers_in(game, event.players, cell)
     need, _ = TORCH_TASKS[state.torch_tasks]
     plan, spends = game.charge(event, payers, Counter(need), "for the torch chamber's task")
     game.settle(plan, spends)
     state.torch_tasks += 1
 
 
-def _losers(game: GameView, event: Mapping[str, Any], count: int, distinct: bool) -> list[Any]:
+def _dice_losers(game: GameView, event: TimeUp, count: int, distinct: bool) -> list[Any]:
     """Who loses the dice: `losers` when the table names them, else the players inside
     holding the most dice, one die at a time (ties in setup order)."""
     inside = [p for p in game.players.values() if p.inside]
-    named = event.get("losers")
+    named = event.losers
     if named is not None:
-        if not isinstance(named, list):
-            raise Rejection("'losers' must list player ids, one for each die lost")
-        players = [game.lookup(pid) for pid in named]
+        players = [game.players[pid] for pid in named]
         if any(not p.inside for p in players):
             raise Rejection("only players inside the temple lose dice here")
         if distinct and len({p.player_id for p in players}) != len(players):
@@ -312,31 +359,31 @@ def _losers(game: GameView, event: Mapping[str, Any], count: int, distinct: bool
     return chosen
 
 
-def time_up(game: GameView, event: Mapping[str, Any]) -> None:
+def time_up(game: GameView, event: TimeUp) -> None:
     """A sand timer ran out (the dashboard's clock emits it): the chamber's penalty, then the
     timer is free for the next chamber with a time token (page 24)."""
     state = game.time
     assert state is not None
-    cell = game.read_cell(event)
+    cell = event.cell
     timer = timer_on(game, cell)
     if timer is None:
         raise Rejection(f"no sand timer runs on the chamber at {list(cell)}")
-    t = event.get("t")
-    if isinstance(t, int | float) and not isinstance(t, bool) and t < timer.ends - EARLY_SECONDS:
+    t = event.t
+    if t is not None and t < timer.ends - EARLY_SECONDS:
         raise Rejection(f"the sand is still running: {timer.ends - t:.0f} s left")
-    now = float(t) if isinstance(t, int | float) and not isinstance(t, bool) else timer.ends
+    now = timer.ends if t is None else float(t)
     time_id = time_at(game, cell)
     assert time_id is not None
     kind = kind_of_time(time_id)
     losers: list[Any] = []
     if kind == "lava" and cell not in state.done:
-        losers = _losers(game, event, LAVA_LOSERS, distinct=True)
+        losers = _dice_losers(game, event, LAVA_LOSERS, distinct=True)
     elif kind == "torch" and state.torch_tasks < len(TORCH_TASKS):
         penalty = TORCH_TASKS[state.torch_tasks][1]
         if game.setup.torch_penalty == "gems":
             game.depot += penalty  # "or else add 3 magic gems to the gem depot" (page 25)
         else:
-            losers = _losers(game, event, penalty, distinct=False)
+            losers = _dice_losers(game, event, penalty, distinct=False)
     for loser in losers:
         if loser.dice >= 1:
             game.remove_die(loser)
@@ -418,6 +465,7 @@ class TimeModule(Module):
 
     id = TIME_MODULE
     event_types = ("time_up", "lava", "torch_task")
+    event_classes = (TimeUp, Lava, TorchTask)
     clock_events = frozenset({"time_up"})
     state_attr = "time"
     hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 30, "after_enter": 20}
@@ -431,17 +479,17 @@ class TimeModule(Module):
         """Module 8's part of the state."""
         return game.time.to_json()  # type: ignore[no-any-return]
 
-    def on_time_up(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_time_up(self, game: GameView, event: TimeUp) -> None:
         """A sand timer ran out (page 24); the dashboard's clock emits it."""
         game.require(TIME_MODULE, event)
         time_up(game, event)
 
-    def on_lava(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_lava(self, game: GameView, event: Lava) -> None:
         """7 torches rolled together in a lava chamber in time (page 25)."""
         game.require(TIME_MODULE, event)
         cool_lava(game, event)
 
-    def on_torch_task(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_torch_task(self, game: GameView, event: TorchTask) -> None:
         """The torch chamber's next task mastered in time (page 25)."""
         game.require(TIME_MODULE, event)
         torch_task(game, event)

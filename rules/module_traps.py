@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.open_action import OpenAction, describe_icons, priced
 from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, neighbour, opposite
@@ -43,6 +45,28 @@ CLIMB: Mapping[str, Counter[str]] = {
 """What gets a player off a cliff, by himself (page 23)."""
 SUMMON: Counter[str] = Counter({KEY: 3})
 """What summons every adventurer into the invocation chamber (page 23)."""
+
+
+class Climb(EventValue):
+    """A player stuck on a cliff rolls its 3 icons by himself and climbs down."""
+
+    type_name = "climb"
+    player = Field(read.player)
+
+
+class Summon(EventValue):
+    """A player in the invocation chamber rolls 3 keys and summons every adventurer there."""
+
+    type_name = "summon"
+    player = Field(read.player)
+
+
+class Platform(EventValue):
+    """The moving platform moves with its adventurers to where its stairway meets a door (the
+    record names the player who moved it; the rules need only where it went)."""
+
+    type_name = "platform"
+    cell = Field(read.cell)
 
 
 def trap_chambers(traps: tuple[str, ...] | list[str] | None = None) -> dict[str, TileDef]:
@@ -149,11 +173,11 @@ def _summon_all(game: GameView, cell: Cell) -> None:
     state.on_cliff.clear()
 
 
-def climb(game: GameView, event: Mapping[str, Any]) -> None:
+def climb(game: GameView, event: Climb) -> None:
     """A player on a cliff rolls its 3 icons by himself and climbs down (page 23)."""
     state = game.traps
     assert state is not None
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     if player.player_id not in state.on_cliff:
         raise Rejection(f"{player.player_id} is not stuck on a cliff")
     kind = trap_at(game, player.cell)
@@ -163,9 +187,9 @@ def climb(game: GameView, event: Mapping[str, Any]) -> None:
     state.on_cliff.remove(player.player_id)
 
 
-def summon(game: GameView, event: Mapping[str, Any]) -> None:
+def summon(game: GameView, event: Summon) -> None:
     """A player in the invocation chamber rolls 3 keys: every adventurer comes (page 23)."""
-    player = game.active_player(event)
+    player = game.still_inside(game.players[event.player])
     if trap_at(game, player.cell) != "invocation":
         raise Rejection(f"{player.player_id} is not in the invocation chamber")
     plan, spends = game.charge(event, [player], Counter(SUMMON), "to summon everyone")
@@ -192,11 +216,11 @@ def platform_spots(game: GameView) -> list[Cell]:
     return sorted(spots)
 
 
-def move_platform(game: GameView, event: Mapping[str, Any]) -> None:
+def move_platform(game: GameView, event: Platform) -> None:
     """The moving platform goes with its adventurers to `cell` (page 23)."""
     state = game.traps
     assert state is not None
-    cell = game.read_cell(event)
+    cell = event.cell
     placed = next((p for p in game.temple if trap_of(game, p.tile) == "platform"), None)
     if placed is None:
         raise Rejection("the moving platform is not in the temple")
@@ -264,6 +288,7 @@ class TrapsModule(Module):
 
     id = TRAPS_MODULE
     event_types = ("climb", "summon", "platform")
+    event_classes = (Climb, Summon, Platform)
     state_attr = "traps"
     hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 40}
 
@@ -276,17 +301,17 @@ class TrapsModule(Module):
         """Module 7's part of the state."""
         return game.traps.to_json()  # type: ignore[no-any-return]
 
-    def on_climb(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_climb(self, game: GameView, event: Climb) -> None:
         """Off the cliff with its 3 icons, rolled alone (page 23)."""
         game.require(TRAPS_MODULE, event)
         climb(game, event)
 
-    def on_summon(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_summon(self, game: GameView, event: Summon) -> None:
         """3 keys in the invocation chamber summon every adventurer (page 23)."""
         game.require(TRAPS_MODULE, event)
         summon(game, event)
 
-    def on_platform(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_platform(self, game: GameView, event: Platform) -> None:
         """The moving platform moved round the temple to where its stairway meets a door."""
         game.require(TRAPS_MODULE, event)
         move_platform(game, event)

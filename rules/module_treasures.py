@@ -7,9 +7,10 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules import event_values as read
 from rules.catalog import TileDef
 from rules.errors import Rejection
-from rules.game_setup import parse_cell
+from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module, Spends
 from rules.module_special import lay_large_torch
 from rules.modules import CLAIM_COST, TREASURES, TREASURES_MODULE, treasures_in_play
@@ -20,11 +21,36 @@ if TYPE_CHECKING:
     from rules.engine import PlayerState
 
 
+class Claim(EventValue):
+    """A player in a chamber with a treasure tile rolls two keys and takes the tile."""
+
+    type_name = "claim"
+    player = Field(read.player)
+    treasure = Field(read.required_value)
+    """The tile turned up (judged against the treasures this game plays)."""
+
+
+class Use(EventValue):
+    """A player uses a treasure he holds on its own (not spent with a paying action)."""
+
+    type_name = "use"
+    player = Field(read.player)
+    treasure = Field(read.required_value)
+    """The treasure used (judged against the treasures this game plays)."""
+    cells = Field(
+        read.cell_list("the Secret passage needs 'cells': the two chambers it joins", 2, 2)
+    )
+    """The two chambers a Secret passage joins."""
+    cell = Field(read.cell)
+    """Where the Teleport moves the player."""
+
+
 class TreasuresModule(Module):
     """Module 2: the treasure tiles."""
 
     id = TREASURES_MODULE
     event_types = ("claim", "use")
+    event_classes = (Claim, Use)
     payment_fields = ("treasures",)
     hook_order: ClassVar[Mapping[str, int]] = {"on_discover": 90}
 
@@ -46,11 +72,11 @@ class TreasuresModule(Module):
         if tile.treasure:
             game.treasure_cells.append(cell)
 
-    def on_claim(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_claim(self, game: GameView, event: Claim) -> None:
         """An adventurer in the chamber rolls two keys and takes its treasure tile (page 10)."""
         game.require(TREASURES_MODULE, event)
-        player = game.active_player(event)
-        treasure = _treasure_id(game, event)
+        player = game.still_inside(game.players[event.player])
+        treasure = _treasure_id(game, event.treasure)
         cell = player.cell
         assert cell is not None
         if cell not in game.treasure_cells:
@@ -62,11 +88,11 @@ class TreasuresModule(Module):
         game.treasure_cells.remove(cell)
         player.treasures.append(treasure)
 
-    def on_use(self, game: GameView, event: Mapping[str, Any]) -> None:
+    def on_use(self, game: GameView, event: Use) -> None:
         """A treasure used on its own (healing mask, secret passage, teleport, extra gem)."""
         game.require(TREASURES_MODULE, event)
-        player = game.active_player(event)
-        treasure = _treasure_id(game, event)
+        player = game.still_inside(game.players[event.player])
+        treasure = _treasure_id(game, event.treasure)
         tile = treasures_in_play(game.setup.modules)[treasure]  # a Queenie module's too
         if treasure not in player.treasures:
             raise Rejection(f"{player.player_id} holds no {tile.name}")
@@ -139,14 +165,8 @@ class TreasuresModule(Module):
             owner.treasures.remove(treasure_id)
 
 
-def _secret_passage(game: GameView, event: Mapping[str, Any]) -> None:
-    cells = event.get("cells")
-    if not isinstance(cells, list) or len(cells) != 2:
-        raise Rejection("the Secret passage needs 'cells': the two chambers it joins")
-    try:
-        a, b = (parse_cell(c, "'cells'") for c in cells)
-    except ValueError as error:
-        raise Rejection(str(error)) from None
+def _secret_passage(game: GameView, event: Use) -> None:
+    a, b = event.cells
     if game.temple.at(a) is None or game.temple.at(b) is None:
         raise Rejection("the Secret passage joins two chambers of the temple")
     if side_towards(a, b) is None:
@@ -156,8 +176,8 @@ def _secret_passage(game: GameView, event: Mapping[str, Any]) -> None:
     game.secret_passages.append((a, b))
 
 
-def _teleport(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> None:
-    cell = game.read_cell(event)
+def _teleport(game: GameView, player: PlayerState, event: Use) -> None:
+    cell = event.cell
     if cell == player.cell:
         raise Rejection(f"{player.player_id} is already there")
     if not any(p is not player for p in game.players_in(cell)):
@@ -170,10 +190,7 @@ def _teleport(game: GameView, player: PlayerState, event: Mapping[str, Any]) -> 
     player.rear = next(p.rear for p in game.players_in(cell) if p is not player)
 
 
-def _treasure_id(game: GameView, event: Mapping[str, Any]) -> str:
-    treasure = event.get("treasure")
-    if treasure is None:
-        raise Rejection(f"the {event['type']} event needs a 'treasure' field")
+def _treasure_id(game: GameView, treasure: Any) -> str:
     tiles = treasures_in_play(game.setup.modules)
     if treasure not in tiles:
         raise Rejection(f"unknown treasure {treasure!r} (treasures: {', '.join(tiles)})")
