@@ -30,9 +30,9 @@ from rules.basic_events import (
 from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.event_fields import check_fields
-from rules.event_values import EventValue, ReadContext, UntypedEvent
+from rules.event_values import EventValue, ReadContext
 from rules.finite import TooDeepError, non_finite_path, not_finite_message, without_nulls
-from rules.game_setup import SPARE_GEMS, Setup, parse_cell, parse_setup
+from rules.game_setup import SPARE_GEMS, Setup, parse_setup
 from rules.module_protocol import Plan, Spends
 from rules.modules import curse_cards_in_play
 from rules.modules_registry import MODULES, PAYMENT_FIELDS, ModulePlan, module_event_types, plan_for
@@ -462,15 +462,9 @@ class Game:
 
     def _event_class(self, kind: str) -> type[EventValue]:
         """The class an event of type `kind` is parsed into (a module's or the basic game's)."""
-        found = self._plan.event_classes.get(kind) or BASIC_EVENTS.get(kind)
-        return UntypedEvent if found is None else found
+        return self._plan.event_classes.get(kind) or BASIC_EVENTS[kind]
 
-    # ----- field readers (raise Rejection on malformed input) -----------------------------
-
-    def _player(self, event: Mapping[str, Any], name: str = "player") -> PlayerState:
-        if name not in event:
-            raise Rejection(f"the {event['type']} event needs a '{name}' field")
-        return self._lookup(event[name])
+    # ----- players named by an event (raise Rejection for one who may not act) ----------------
 
     def _lookup(self, pid: Any) -> PlayerState:
         if not isinstance(pid, str) or pid not in self.players:
@@ -482,27 +476,6 @@ class Game:
         if player.escaped:
             raise Rejection(f"{player.player_id} has already escaped")
         return player
-
-    def _active_player(self, event: Mapping[str, Any], name: str = "player") -> PlayerState:
-        return self._still_inside(self._player(event, name))
-
-    @staticmethod
-    def _cell(event: Mapping[str, Any], name: str = "cell") -> Cell:
-        if name not in event:
-            raise Rejection(f"the {event['type']} event needs a '{name}' field")
-        try:
-            return parse_cell(event[name], f"'{name}'")
-        except ValueError as error:
-            raise Rejection(str(error)) from None
-
-    @staticmethod
-    def _whole(event: Mapping[str, Any], name: str, default: int | None = None) -> int:
-        value = event.get(name, default)
-        if value is None:
-            raise Rejection(f"the {event['type']} event needs a '{name}' field")
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise Rejection(f"'{name}' must be a whole number, not {value!r}")
-        return value
 
     # ----- paying with dice ----------------------------------------------------------------
 
@@ -602,10 +575,6 @@ class Game:
         """Refuse the event unless `module` is in play."""
         self._module(module, event)
 
-    def active_player(self, event: Mapping[str, Any], name: str = "player") -> PlayerState:
-        """The player an event names, still inside the temple."""
-        return self._active_player(event, name)
-
     def lookup(self, pid: Any) -> PlayerState:
         """The player with this id (raises Rejection for an unknown one)."""
         return self._lookup(pid)
@@ -613,14 +582,6 @@ class Game:
     def still_inside(self, player: PlayerState) -> PlayerState:
         """The player, refused once he escaped."""
         return self._still_inside(player)
-
-    def whole(self, event: Mapping[str, Any], name: str, default: int | None = None) -> int:
-        """The whole number an event's field holds."""
-        return self._whole(event, name, default)
-
-    def read_cell(self, event: Mapping[str, Any], name: str = "cell") -> Cell:
-        """The cell an event names."""
-        return self._cell(event, name)
 
     def charge(
         self, event: Mapping[str, Any], payers: list[PlayerState], need: Counter[str], purpose: str

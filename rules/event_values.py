@@ -167,10 +167,6 @@ class EventValue(Mapping[str, Any]):
         return hash((type(self), tuple(sorted(map(str, self._raw)))))
 
 
-class UntypedEvent(EventValue):
-    """An event of a type whose class is not written yet: its fields read as the mapping."""
-
-
 # ----- readers: each returns the value or raises Rejection with the reason -------------------
 
 

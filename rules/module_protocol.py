@@ -17,6 +17,7 @@ from rules.vocabulary import Cell
 if TYPE_CHECKING:
     from rules.engine import PlayerState
     from rules.game_setup import Setup
+    from rules.module_treasures import Use
 
 Plan = list[tuple["PlayerState", Counter[str]]]
 """Which showing icons each payer gives up for an action."""
@@ -65,24 +66,12 @@ class GameView(Protocol):
         """Refuse the event unless `module` is in play."""
         ...
 
-    def active_player(self, event: Mapping[str, Any], name: str = "player") -> PlayerState:
-        """The player an event names, still inside the temple."""
-        ...
-
     def lookup(self, pid: Any) -> PlayerState:
         """The player with this id (raises Rejection for an unknown one)."""
         ...
 
     def still_inside(self, player: PlayerState) -> PlayerState:
         """The player, refused once he escaped."""
-        ...
-
-    def whole(self, event: Mapping[str, Any], name: str, default: int | None = None) -> int:
-        """The whole number an event's field holds."""
-        ...
-
-    def read_cell(self, event: Mapping[str, Any], name: str = "cell") -> Cell:
-        """The cell an event names."""
         ...
 
     def charge(
@@ -388,7 +377,7 @@ class Module:
         return False
 
     def use_treasure(
-        self, game: GameView, player: PlayerState, treasure: str, event: Mapping[str, Any]
+        self, game: GameView, player: PlayerState, treasure: str, event: Use
     ) -> bool | None:
         """Check, then apply a module's own treasure used on its own (module 2's `use`); True:
         it was this module's treasure (no other module's hook runs)."""

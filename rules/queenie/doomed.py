@@ -15,6 +15,7 @@ from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, TORCH
 
 if TYPE_CHECKING:
     from rules.engine import PlayerState
+    from rules.module_treasures import Use
 
 DOOMED_MODULE = "doomed"
 COUNTERSPELL = "counterspell"
@@ -59,9 +60,7 @@ class DoomedModule(Module):
         ),
     )
 
-    def use_treasure(
-        self, game: GameView, player: PlayerState, treasure: str, event: Mapping[str, Any]
-    ) -> None:
+    def use_treasure(self, game: GameView, player: PlayerState, treasure: str, event: Use) -> None:
         """Counterspell: the player discards one of his curse cards (`card`)."""
         if treasure != COUNTERSPELL:
             return

@@ -15,6 +15,7 @@ from rules.errors import Rejection
 from rules.event_values import EventValue, Field, FieldRead
 from rules.module_characters import Ability, default_characters
 from rules.module_protocol import GameView, Module, Spends
+from rules.module_treasures import Use
 from rules.modules import TreasureTile
 from rules.open_action import OpenAction, priced
 from rules.temple import PlacedTile
@@ -246,15 +247,13 @@ class NewCharactersModule(Module):
 
     # ----- the treasures -------------------------------------------------------------------
 
-    def use_treasure(
-        self, game: GameView, player: PlayerState, treasure: str, event: Mapping[str, Any]
-    ) -> bool:
+    def use_treasure(self, game: GameView, player: PlayerState, treasure: str, event: Use) -> bool:
         """The Portal moves its holder to any adjacent chamber, diagonals too (page 31)."""
         if treasure == CLONE:
             raise Rejection("the Clone is spent with an action: name its holder in its 'clone'")
         if treasure != PORTAL:
             return False
-        cell = game.read_cell(event)
+        cell = event.cell
         here = player.cell
         assert here is not None
         if cell == here or max(abs(cell[0] - here[0]), abs(cell[1] - here[1])) != 1:

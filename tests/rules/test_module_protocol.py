@@ -4,11 +4,15 @@ modules' hooks combine in the order the rules check them."""
 import ast
 from pathlib import Path
 
+import pytest
 from rules_helpers import A, K, T, Table, start_and
 
 from rules.actions import open_actions
+from rules.basic_events import BASIC_EVENTS
+from rules.engine import Game
+from rules.event_values import EventValue, ReadContext
 from rules.game_setup import KNOWN_MODULES, setup_catalog
-from rules.modules_registry import MODULES
+from rules.modules_registry import INSTANCES, MODULES
 
 RULES = Path(__file__).resolve().parents[2] / "rules"
 
@@ -88,3 +92,19 @@ def test_no_two_modules_add_a_tile_of_the_same_id():
         for tile_id in cls.chambers():
             assert tile_id not in owner, f"{module_id} and {owner[tile_id]} both add {tile_id!r}"
             owner[tile_id] = module_id
+
+
+def test_every_event_type_the_engine_knows_is_parsed_into_its_own_frozen_class():
+    classes = dict(BASIC_EVENTS)
+    for module in INSTANCES.values():
+        assert [c.type_name for c in module.event_classes] == list(module.event_types), module.id
+        for cls in module.event_classes:
+            assert cls.type_name not in classes, f"{cls.type_name} has two classes"
+            classes[cls.type_name] = cls
+    assert set(classes) >= set(Game.EVENT_TYPES)
+    for kind, cls in classes.items():
+        assert issubclass(cls, EventValue) and cls.__doc__, kind
+        parsed = cls.parse({"type": kind}, ReadContext(("red",)))
+        assert parsed.type == kind and dict(parsed) == {"type": kind}
+        with pytest.raises(AttributeError):
+            parsed.anything = 1  # events are values
