@@ -156,6 +156,10 @@ def on_discover(game: GameView, player: PlayerState, tile: TileDef, cell: Cell) 
     if state is None or kind is None:
         return
     player.cell, player.rear = cell, False
+    if player.player_id in state.on_cliff:
+        # A player stuck on a cliff may discover (page 23 forbids only leaving); a trap
+        # chamber he finds takes him in at once, so he is off the old cliff.
+        state.on_cliff.remove(player.player_id)
     if kind in CLIMB:
         state.on_cliff.append(player.player_id)
     elif kind == "invocation":

@@ -75,6 +75,21 @@ def test_a_player_on_a_cliff_may_still_discover():  # page 23 forbids leaving on
     assert "stuck on the cliff" in t.no(type="enter", player="red", cell=found[0].event["cell"])
 
 
+def test_a_trap_chamber_found_from_a_cliff_takes_the_player_off_the_cliff():
+    t = Table(players=["red", "blue"], modules=["traps"], traps=ALL)  # pages 22-23
+    t.roll("red", A, A, K, K, G)
+    t.ok(type="discover", player="red", tile="trap-cliff-torch", cell=[1, 0])
+    t.roll("red", A, A, K, K, G)
+    spots = [a.event["cell"] for a in open_actions(t.game, "red") if a.action == "discover"]
+    t.ok(type="discover", player="red", tile="trap-slide", cell=spots[0])
+    assert t.state["players"]["red"]["cell"] == spots[0] and t.state["on_cliff"] == []
+    assert t.no(type="climb", player="red") == "red is not stuck on a cliff"
+    t.roll("red", A, A, K, K, G)
+    spots = [a.event["cell"] for a in open_actions(t.game, "red") if a.action == "discover"]
+    t.ok(type="discover", player="red", tile="trap-cliff-key", cell=spots[0])
+    assert t.state["on_cliff"] == ["red"]  # the new cliff holds him, once
+
+
 def test_the_invocation_chamber_summons_everyone_when_found_and_later_with_three_keys():
     t = table(temple=start_and(("chamber-1", (-1, 0), "E")))  # page 23
     t.ok(type="enter", player="blue", cell=[-1, 0])
