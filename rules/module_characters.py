@@ -16,7 +16,6 @@ from rules.errors import Rejection
 from rules.module_characters_events import UseAbility
 from rules.module_protocol import GameView, Module
 from rules.module_special import arrives_in_rear, side_in_rear
-from rules.module_traps import check_leave
 from rules.open_action import OpenAction
 from rules.open_action import priced as _priced
 from rules.vocabulary import (
@@ -321,7 +320,7 @@ def use_ability(game: GameView, event: UseAbility) -> None:
         )
     _charged(player, ability)
     if ability_id != "doc-heal" and ability_id != "mechanic-rotate":
-        check_leave(game, player, None, "move")  # a trap holds him (module 7)
+        game.check_leave(player, None, "move")  # a trap holds him (modules 7, Queenie 16)
         module_time.check(game, "movement")  # a prohibition chamber's sand (module 8)
     if ability_id == "doc-heal":
         module_time.check(game, "golden_masks")
@@ -348,12 +347,29 @@ def _run(game: GameView, player: PlayerState, event: UseAbility) -> Any:
         assert target is not None
         if target.tile.quest in ("ghost", "obelisk") and game.quests is not None:
             raise Rejection(f"adventurers cannot enter the {target.tile.name}")
+        _check_step(game, player, here, cell)
         here = cell
 
     def apply() -> None:
         player.cell, player.rear = cells[-1], rear
 
     return apply
+
+
+def _check_step(game: GameView, player: PlayerState, here: Cell, there: Cell) -> None:
+    """Every module's checks of one step of the Discoverer's run, as if he stood in `here`:
+    one-way ways (the Dungeon's grey slide, the slide trap's stairway), gates, closed chambers."""
+    standing = player.cell
+    player.cell = here
+    try:
+        game.check_way(player, here, there, "run that way")
+        game.check_leave(player, there, "run that way")
+    finally:
+        player.cell = standing
+    target = game.temple.at(there)
+    assert target is not None
+    for hook in game.module_hooks("check_enter_tile"):
+        hook(game, target.tile)
 
 
 def _reroll_masks(game: GameView, player: PlayerState, event: UseAbility) -> Any:
@@ -407,6 +423,10 @@ def _follow(game: GameView, player: PlayerState, event: UseAbility) -> Any:
     cell = event.cell
     if cell == player.cell or not any(p is not player for p in game.players_in(cell)):
         raise Rejection("the Mentalist moves only to a chamber holding another adventurer")
+    target = game.temple.at(cell)
+    assert target is not None
+    for hook in game.module_hooks("check_enter_tile"):
+        hook(game, target.tile)  # the Beast's chamber takes nobody else (Queenie 16)
     if has(game, player, "mentalist-follow") and not (
         player.rolled and player.dice and player.locked == player.dice
     ):
@@ -428,6 +448,8 @@ def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple
     halves: dict[Cell, bool] = {start: player.rear}
     frontier = [start]
     shut = game.quests is not None
+    shut_side = game.module_hooks("shut_side")
+    closed_tile = game.module_hooks("closed_tile")
     for _ in range(steps):
         nxt = []
         for cell in frontier:
@@ -441,6 +463,10 @@ def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple
                 if target is None or opposite(side) not in target.open_sides:
                     continue
                 if shut and target.tile.quest in ("ghost", "obelisk"):
+                    continue
+                if any(hook(game, player, placed, side, False) for hook in shut_side):
+                    continue  # one way only, or gated: the run cannot take it
+                if any(hook(game, target.tile) for hook in closed_tile):
                     continue
                 paths[other] = [*paths[cell], other]
                 halves[other] = arrives_in_rear(game, other, cell)
@@ -679,7 +705,11 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
             priced("turn a chamber (2 torches)", base, choices)
     elif ability_id in ("mentalist-follow", "mentalist-teleport"):
         others = {p.cell for p in game.players.values() if p.inside and p.cell != player.cell}
+        closed_tile = game.module_hooks("closed_tile")
         for cell in sorted(c for c in others if c is not None):
+            target = game.temple.at(cell)
+            if target is not None and any(hook(game, target.tile) for hook in closed_tile):
+                continue  # the Beast's chamber takes nobody else (Queenie 16)
             names = " and ".join(
                 p.player_id.capitalize() for p in game.players_in(cell) if p is not player
             )

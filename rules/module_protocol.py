@@ -102,6 +102,10 @@ class GameView(Protocol):
         """Every module's `check_allowed`."""
         ...
 
+    def check_way(self, player: PlayerState, here: Cell, there: Cell, doing: str) -> None:
+        """Every module's `check_way`."""
+        ...
+
 
 class Module:
     """A module of the game: one file, one subclass. Every hook is optional: the engine calls

@@ -350,3 +350,22 @@ def test_random_games_with_the_new_characters_stay_sound(seed, players):
             assert 0 <= player.locked <= player.dice
             assert sum(player.showing.values()) + player.locked <= player.dice
     assert judge.state_json() == game.state_json()
+
+
+def test_the_discoverers_run_never_leaves_the_dungeon_by_its_grey_slide():  # p. 30, p. 21
+    t = table({"red": "discoverer-run", "blue": "doc-masks"}, track_dice=False)
+    t.ok(type="discover", player="red", tile="dungeon", cell=[1, 0])  # grey slide to the W
+    t.ok(type="enter", player="red", cell=[1, 0])
+    run = {"type": "ability", "player": "red", "cells": [[0, 0]]}
+    assert t.no(**run) == "red cannot leave the Dungeon by its grey slide"
+    runs = [a for a in open_actions(t.game, "red") if a.action == "ability"]
+    assert not runs  # the grey slide is the Dungeon's one way out here: no run to offer
+    t.ok(type="discover", player="red", tile="ct-chamber-7", cell=[1, 1])  # doors all round
+    (offered,) = [a for a in open_actions(t.game, "red") if a.action == "ability"]
+    ends = [choice["event"]["cells"][-1] for choice in offered.choices]
+    assert [1, 1] in ends and [0, 0] not in ends
+    assert t.no(**{**run, "cells": [[1, 1], [1, 0], [0, 0]]}) == (
+        "red cannot leave the Dungeon by its grey slide"  # back in, and out by the slide
+    )
+    t.ok(type="ability", player="red", cells=[[1, 1]])  # out by the north door
+    assert t.state["players"]["red"]["cell"] == [1, 1]

@@ -296,3 +296,32 @@ def test_the_log_tells_the_prisoners_by_name():
     assert tell_event(t.game.accepted[-1], t.game) == (
         "Red rolls 4 torches and gets out of the quicksand"
     )
+
+
+def _mentalist():
+    return Table(
+        players=["red", "blue"],
+        modules=["characters", "new_traps"],
+        characters={"red": "mentalist-teleport", "blue": "doc-heal"},
+        temple=TEMPLE,
+        track_dice=False,
+    )
+
+
+def test_the_mentalists_teleport_does_not_pull_him_out_of_the_quicksand():  # Queenie 16, p. 21
+    t = _mentalist()
+    t.ok(type="discover", player="red", cell=NORTH, tile="quicksand")
+    t.ok(type="enter", player="blue", cell=[1, 0])
+    reason = t.no(type="ability", player="red", cell=[1, 0])
+    assert reason.startswith("red may not move: caught in the quicksand")
+    assert t.state["players"]["red"]["cell"] == NORTH
+
+
+def test_the_mentalists_teleport_never_enters_the_beast_chamber():  # Queenie 16, p. 21
+    t = _mentalist()
+    t.ok(type="discover", player="blue", cell=NORTH, tile="beast")  # blue is the prisoner
+    assert t.no(type="ability", player="red", cell=NORTH) == (
+        "nobody else may enter the Beast chamber"
+    )
+    offered = [a for a in open_actions(t.game, "red") if a.action == "ability"]
+    assert all(not a.possible or a.event.get("cell") != NORTH for a in offered)
