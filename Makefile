@@ -48,7 +48,7 @@ test: system-test $(STAMP)
 	$(BIN)/pytest
 
 screenshots: system-test $(STAMP)
-	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py tests/server/test_corrections_browser.py tests/server/test_vision_browser.py tests/server/test_layouts.py tests/server/test_camera_browser.py tests/server/test_modules_browser.py tests/server/test_special_browser.py tests/server/test_quests_browser.py tests/server/test_characters_browser.py tests/server/test_traps_browser.py tests/server/test_time_browser.py tests/server/test_teach_browser.py tests/server/test_story_browser.py tests/server/test_timer_options_browser.py tests/server/test_queenie_browser.py
+	TEMPLECAM_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/server/test_browser.py tests/server/test_corrections_browser.py tests/server/test_vision_browser.py tests/server/test_layouts.py tests/server/test_camera_browser.py tests/server/test_modules_browser.py tests/server/test_special_browser.py tests/server/test_quests_browser.py tests/server/test_characters_browser.py tests/server/test_traps_browser.py tests/server/test_time_browser.py tests/server/test_teach_browser.py tests/server/test_story_browser.py tests/server/test_timer_options_browser.py tests/server/test_queenie_browser.py tests/server/test_queenie_setup_browser.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .

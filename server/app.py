@@ -33,6 +33,7 @@ from server.camera_api import camera_router
 from server.dashboard import dashboard_state, pile_tile
 from server.host_audio import HOST_SOUND_OFF, HostPlayer, probe_host_audio
 from server.queenie_setup import module_offer
+from server.quest_offer import with_quest_tiles
 from server.responses import (
     PlainPaths,
     answer_class,
@@ -294,8 +295,10 @@ def _add_api(app: FastAPI, session: Session, soundtrack: Soundtrack, plain: Plai
     @app.get("/api/modules")
     def modules() -> list[dict[str, Any]]:
         """The modules a new game may play, each with a short description and the choices its
-        set-up offers (character cards, quest chambers, the calendar's sides)."""
-        return [module_offer(module) for module in offered_modules()]
+        set-up offers (character cards, quest chambers with their tiles in the asking page's
+        language, the calendar's sides and board, the beast chamber's path)."""
+        lang = TABLE_LANGUAGE.get()
+        return [with_quest_tiles(module_offer(module), lang) for module in offered_modules()]
 
     @app.get("/api/starting-temple")
     def starting_temple_draw(modules: str = "") -> dict[str, Any]:

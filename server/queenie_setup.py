@@ -10,8 +10,9 @@ from typing import Any
 from rules.module_quests import QUEST_NAMES
 from rules.modules_registry import MODULES
 from rules.queenie.cursed_gems import GEM_TILES
-from rules.queenie.maya_calendar import SIDES_OF_BOARD
+from rules.queenie.maya_calendar import DEFAULT_BARS, DEFAULT_SPACES, SIDES_OF_BOARD, SYMBOLS
 from rules.queenie.new_quests import NAMES as NEW_QUEST_NAMES
+from rules.queenie.new_traps import DEFAULT_BEAST_PATH, PATH_ICONS
 
 FIELD_MODULES: Mapping[str, str] = {
     "new_quests": "new_quests",
@@ -28,6 +29,8 @@ SIDE_NAMES: Mapping[str, str] = {
     "doomed": "Doomed calendar: keep the Maya figure ahead of the bars",
 }
 """The Maya calendar board's two sides, as the set-up page offers them (page 32)."""
+BEAST_PATH_MOST = 8
+"""The most spaces a beast chamber's path may have (the engine's bound)."""
 
 
 def misplaced_fields(given: Mapping[str, Any], modules: list[str]) -> str | None:
@@ -88,7 +91,9 @@ def draw_quests(modules: list[str], count: int, rng: random.Random) -> list[str]
 
 def module_offer(module: dict[str, Any]) -> dict[str, Any]:
     """A module as the set-up page reads it, with the Queenie choices it offers: its character
-    cards, its quest chambers for module 5's draw, the new quests, the calendar's sides."""
+    cards, its quest chambers for module 5's draw, the new quests, the calendar's sides and the
+    board's printed spaces and bars, the beast chamber's printed path (each the default the
+    page starts from)."""
     cls = MODULES.get(str(module["id"]))
     if cls is None or not module.get("queenie"):
         return module
@@ -105,6 +110,13 @@ def module_offer(module: dict[str, Any]) -> dict[str, Any]:
         offer["new_quests"] = [{"id": q, "name": name} for q, name in NEW_QUEST_NAMES.items()]
     if cls.id == "maya_calendar":
         offer["maya_sides"] = [{"id": side, "name": SIDE_NAMES[side]} for side in SIDES_OF_BOARD]
+        offer["maya_symbols"] = list(SYMBOLS)
+        offer["maya_spaces"] = list(DEFAULT_SPACES)
+        offer["maya_bars"] = list(DEFAULT_BARS)
+    if cls.id == "new_traps":
+        offer["path_icons"] = list(PATH_ICONS)
+        offer["beast_path"] = list(DEFAULT_BEAST_PATH)
+        offer["beast_path_most"] = BEAST_PATH_MOST
     if cls.id == "cursed_gems":
         offer["dealt"] = "each player's cursed gem tile is dealt at random"
     return offer

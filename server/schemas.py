@@ -5,13 +5,27 @@ from __future__ import annotations
 import random
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from rules.game_setup import KNOWN_MODULES, setup_catalog, starting_temple
 from rules.module_characters import default_characters
 from rules.module_time import TIME_NAMES
 from rules.module_traps import TRAP_NAMES
 from rules.vocabulary import PLAYER_ID_PATTERN
+from server.form_checks import (
+    beast_path_refusal,
+    maya_bars_refusal,
+    maya_spaces_refusal,
+    quests_refusal,
+)
 from server.queenie_setup import FIELD_MODULES, draw_quests, misplaced_fields, queenie_fields
 from server.timer_options import TimerIn
 
@@ -45,7 +59,8 @@ class NewGame(BaseModel):
     quests: list[str] | None = Field(
         None,
         max_length=3,
-        description="module 5's quest chambers in play (default: `quest_count` drawn at random)",
+        description="module 5's quest chambers in play, those of the Queenie modules ticked "
+        "among them (default: `quest_count` drawn at random)",
     )
     quest_count: int = Field(2, ge=1, le=3, description="quest chambers to draw (page 17)")
     traps: list[str] | None = Field(
@@ -107,6 +122,35 @@ class NewGame(BaseModel):
             raise ValueError("each player may appear only once")
         return players
 
+    @field_validator("quests")
+    @classmethod
+    def _quests_in_play(cls, quests: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        modules = info.data.get("modules", [])
+        if quests is not None and "quests" in modules:
+            _refuse(quests_refusal(quests, modules))
+        return quests
+
+    @field_validator("beast_path")
+    @classmethod
+    def _a_beast_path(cls, path: list[str] | None) -> list[str] | None:
+        if path is not None:
+            _refuse(beast_path_refusal(path))
+        return path
+
+    @field_validator("maya_spaces")
+    @classmethod
+    def _calendar_spaces(cls, spaces: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        if spaces is not None:
+            _refuse(maya_spaces_refusal(spaces, info.data.get("maya_side")))
+        return spaces
+
+    @field_validator("maya_bars")
+    @classmethod
+    def _calendar_bars(cls, bars: list[int] | None) -> list[int] | None:
+        if bars is not None:
+            _refuse(maya_bars_refusal(bars))
+        return bars
+
     @model_validator(mode="after")
     def _fields_fit_modules(self) -> NewGame:
         given = {name: getattr(self, name) for name in FIELD_MODULES}
@@ -145,6 +189,12 @@ class NewGame(BaseModel):
             drawn = (self.starting_chambers[0], self.starting_chambers[1])
             line["temple"] = starting_temple(setup_catalog(self.modules), drawn)
         return line
+
+
+def _refuse(problem: str | None) -> None:
+    """Raise a field's refusal, so that the 422 names the field (its `loc`)."""
+    if problem is not None:
+        raise ValueError(problem)
 
 
 class EventIn(BaseModel):

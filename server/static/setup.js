@@ -6,9 +6,14 @@
 // start-tile-<W|E> and start-choice-<W|E> (the two drawn chambers and their pickers), redraw,
 // read-start (shown with a calibrated camera) and start-seen (what the camera saw, or why not),
 // module-<id> (a Big Box module's checkbox, e.g. module-curses), character-<colour>,
-// new-quests and new-quest-<id> (Queenie 15's chambers drawn), maya-side, queenie-note-<id>.
+// new-quests and new-quest-<id> (Queenie 15's chambers drawn), queenie-note-<id>; the quest
+// chambers' choice (setup-quests.js), the Maya calendar's board and the beast's path
+// (setup-boards.js), each with field-error-<field> beside it (field-errors.js).
 
 import { api, el, fill, PLAYER_COLOURS, playerStyle, shapeIcon } from "./common.js";
+import { clearFieldErrors, showFieldErrors } from "./field-errors.js";
+import { beastPathChoice, boardFields, mayaBoard } from "./setup-boards.js";
+import { pickedQuests, questFields, questPool, questsChosen, renderQuestChoice } from "./setup-quests.js";
 import { pileTileNode } from "./tile-art.js";
 import { timerChoice } from "./timer-options.js";
 import { has, lang, t } from "./words.js";
@@ -69,7 +74,7 @@ function updateSummary() {
   const names = moduleInfo
     .filter((m) => chosenModules().includes(m.id))
     .map((m) => {
-      if (m.id === "quests") return `${m.name} (${questCount()})`;
+      if (m.id === "quests") return `${m.name} (${questsChosen() ? pickedQuests(questPool(moduleInfo, chosenModules())).length : questCount()})`;
       if (m.id === "traps") return `${m.name} (${trapCount()})`;
       if (m.id === "time") return `${m.name} (${timeCount()})`;
       return m.name;
@@ -77,7 +82,9 @@ function updateSummary() {
   document.getElementById("time-count-row").hidden = !chosenModules().includes("time");
   document.getElementById("torch-penalty-row").hidden = !chosenModules().includes("time");
   document.getElementById("trap-count-row").hidden = !chosenModules().includes("traps");
-  document.getElementById("quest-count-row").hidden = !chosenModules().includes("quests");
+  const quests = chosenModules().includes("quests");
+  renderQuestChoice(document.getElementById("quest-choice"), questPool(moduleInfo, chosenModules()), quests);
+  document.getElementById("quest-count-row").hidden = !quests || questsChosen();
   renderCharacters();
   renderQueenieChoices();
   const modules = names.length ? names.join(" + ") : t("setup.basic_game");
@@ -92,6 +99,13 @@ function showError(message) {
 
 function hideError() {
   errorBox.hidden = true;
+}
+
+/** Say why the server refused the game: beside each field it names, and above the button. */
+function showRefusal(result) {
+  showError(t("setup.could_not_start", { error: result.error }));
+  const field = showFieldErrors(result.data && result.data.detail);
+  if (field) field.scrollIntoView({ block: "center" });
 }
 
 async function startGame(event) {
@@ -110,7 +124,7 @@ async function startGame(event) {
     difficulty: selected("difficulty"),
     modules: chosenModules(),
     starting_chambers: startingChambers(),
-    ...(chosenModules().includes("quests") ? { quest_count: questCount() } : {}),
+    ...(chosenModules().includes("quests") ? questFields(questPool(moduleInfo, chosenModules()), questCount()) : {}),
     ...(chosenModules().includes("traps") ? { trap_count: trapCount() } : {}),
     ...(chosenModules().includes("time")
       ? { time_count: timeCount(), torch_penalty: document.getElementById("torch-penalty").value }
@@ -123,6 +137,7 @@ async function startGame(event) {
   };
   startButton.disabled = true;
   startButton.textContent = t("setup.starting");
+  clearFieldErrors();
   const result = await api("/api/games", { method: "POST", body });
   if (result.ok) {
     window.location.assign("/game");
@@ -130,7 +145,7 @@ async function startGame(event) {
   }
   startButton.disabled = false;
   startButton.textContent = t("setup.start_game");
-  showError(t("setup.could_not_start", { error: result.error }));
+  showRefusal(result);
 }
 
 /** Tell whether host audio exists, and whether a game is already running. */
@@ -318,13 +333,13 @@ function renderCharacters() {
   );
 }
 
-// ----- the Queenie modules' own choices: the new quests drawn, the calendar's side -----
+// ----- the Queenie modules' own choices: the new quests drawn, the calendar, the beast -----
 
 const newQuestPicks = new Map(); // quest id -> ticked, kept while the modules change
-let mayaSide = null;
 
 /** The choices of the Queenie modules ticked: a checkbox per new quest chamber (all three
- * ticked: ticking the module is enough), the Maya calendar's side, how cursed gems are dealt. */
+ * ticked: ticking the module is enough), the Maya calendar's board, the beast chamber's path,
+ * how cursed gems are dealt. */
 function renderQueenieChoices() {
   const box = document.getElementById("queenie-choices");
   const offers = moduleInfo.filter((m) => m.queenie && chosenModules().includes(m.id));
@@ -334,10 +349,11 @@ function renderQueenieChoices() {
   const rows = [];
   for (const offer of offers) {
     if (offer.new_quests) rows.push(newQuestRow(offer));
-    if (offer.maya_sides) rows.push(mayaRow(offer));
-    if (offer.quests) {
-      const names = offer.quests.map((q) => q.name).join(", ");
-      rows.push(el("p", { class: "note", dataset: { testid: `queenie-note-${offer.id}` } }, `${offer.name}: the quest chambers drawn come from module 5's and the ${names}, one of these at least.`));
+    if (offer.maya_sides) rows.push(mayaBoard(offer));
+    if (offer.beast_path) rows.push(beastPathChoice(offer));
+    if (offer.quest_tiles) {
+      const names = offer.quest_tiles.map((q) => q.tile.name).join(", ");
+      rows.push(el("p", { class: "note", dataset: { testid: `queenie-note-${offer.id}` } }, t("qsetup.quests_note", { module: offer.name, names })));
     }
     if (offer.dealt) rows.push(el("p", { class: "note", dataset: { testid: `queenie-note-${offer.id}` } }, `${offer.name}: ${offer.dealt}.`));
   }
@@ -367,23 +383,12 @@ function newQuestRow(offer) {
   );
 }
 
-function mayaRow(offer) {
-  if (!mayaSide) mayaSide = offer.maya_sides[0].id;
-  const select = el(
-    "select",
-    { dataset: { testid: "maya-side" }, onchange: () => (mayaSide = select.value) },
-    offer.maya_sides.map((side) => el("option", { value: side.id, text: side.name, selected: side.id === mayaSide })),
-  );
-  return el("label", { class: "character-choice queenie-choice" }, el("span", { text: `${offer.name}:` }), select);
-}
-
 /** The Queenie modules' fields of the new-game form (left out: the server's defaults). */
 function queenieFields() {
   const modules = chosenModules();
   const fields = {};
   if (modules.includes("new_quests")) fields.new_quests = [...newQuestPicks].filter(([, on]) => on).map(([id]) => id);
-  if (modules.includes("maya_calendar") && mayaSide) fields.maya_side = mayaSide;
-  return fields;
+  return { ...fields, ...boardFields(modules) };
 }
 
 function chosenCharacters() {

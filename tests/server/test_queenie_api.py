@@ -14,6 +14,8 @@ from conftest import LiveServer, ServerProcess, free_port
 
 from rules.module_quests import QUEST_NAMES
 from rules.queenie.cursed_gems import GEM_TILES
+from rules.queenie.maya_calendar import DEFAULT_BARS, DEFAULT_SPACES
+from rules.queenie.new_traps import DEFAULT_BEAST_PATH
 from rules.queenie.queenie_quests import NAMES as QUEENIE_QUESTS
 
 SOON = {
@@ -76,6 +78,99 @@ def test_the_set_up_page_is_offered_each_queenie_modules_choices(server):
         "guardian",
     ]
     assert [s["id"] for s in offers["maya_calendar"]["maya_sides"]] == ["eternal", "doomed"]
+
+
+def test_the_set_up_page_is_offered_the_printed_boards_and_the_quest_chambers_tiles(server):
+    offers = {m["id"]: m for m in server.get("/api/modules?lang=pt")}  # type: ignore[union-attr]
+    maya = offers["maya_calendar"]
+    assert (maya["maya_spaces"], maya["maya_bars"]) == (list(DEFAULT_SPACES), list(DEFAULT_BARS))
+    assert maya["maya_symbols"] == ["sun", "moon", "gear"]
+    traps = offers["new_traps"]
+    assert traps["beast_path"] == list(DEFAULT_BEAST_PATH)
+    assert (traps["path_icons"], traps["beast_path_most"]) == (["adventurer", "key", "torch"], 8)
+    assert [q["id"] for q in offers["quests"]["quest_tiles"]] == list(QUEST_NAMES)
+    altar = offers["quests"]["quest_tiles"][0]["tile"]
+    assert altar["name"] == "Câmara do altar"  # in the asking page's language
+    assert altar["enter"] and altar["doors"]  # drawn as the pile draws it
+    queenie = offers["queenie_quests"]["quest_tiles"]
+    assert [q["id"] for q in queenie] == list(QUEENIE_QUESTS)
+    assert "quest_tiles" not in offers["curses"]
+
+
+def test_the_tables_quest_chambers_boards_and_beast_path_are_written(server):
+    line = new_game(
+        server,
+        modules=["quests", "queenie_quests", "maya_calendar", "new_traps"],
+        quests=["snake-pit", "tree"],
+        maya_side="doomed",
+        maya_spaces=["gear"] * 9,
+        maya_bars=[1, 9],
+        beast_path=["torch", "torch", "key", "adventurer", "key"],
+    )
+    assert line["quests"] == ["snake-pit", "tree"]
+    assert (line["maya_spaces"], line["maya_bars"]) == (["gear"] * 9, [1, 9])
+    assert line["beast_path"] == ["torch", "torch", "key", "adventurer", "key"]
+    game = server.get("/api/state")["game"]
+    assert game["state"]["maya_calendar"]["spaces"] == ["gear"] * 9
+    assert game["state"]["new_traps"]["beast_path"] == line["beast_path"]
+
+
+def field_refusal(server: LiveServer, **form: Any) -> tuple[str, str]:
+    """Start a game the form must refuse for one field: (that field, what the 422 says)."""
+    status, answer = server.send("/api/games", {"players": ["red", "blue"], **form})
+    assert status == 422, answer
+    (problem,) = answer["detail"]
+    assert problem["loc"][0] == "body"
+    return problem["loc"][1], problem["msg"]
+
+
+@pytest.mark.parametrize(
+    ("form", "field", "says"),
+    [
+        ({"modules": ["quests"], "quests": []}, "quests", "pick 1 to 3 quest chambers, not 0"),
+        (
+            {"modules": ["quests"], "quests": ["altar", "chaos"]},
+            "quests",
+            "'chaos' is not a quest chamber of the modules ticked: pick from Altar chamber,",
+        ),
+        (
+            {"modules": ["quests", "queenie_quests"], "quests": ["chaos", "chaos"]},
+            "quests",
+            "Chaos chamber is picked twice",
+        ),
+        ({"modules": ["new_traps"], "beast_path": []}, "beast_path", "1 to 8 of adventurer"),
+        (
+            {"modules": ["new_traps"], "beast_path": ["key", "golden_mask"]},
+            "beast_path",
+            "adventurer, key and torch",
+        ),
+        (
+            {"modules": ["maya_calendar"], "maya_spaces": ["sun"] * 9},
+            "maya_spaces",
+            "must hold 4 suns, 3 moons and 2 gears",
+        ),
+        (
+            {"modules": ["maya_calendar"], "maya_side": "doomed", "maya_spaces": ["star"] * 9},
+            "maya_spaces",
+            "each 'sun', 'moon' or 'gear'",
+        ),
+        (
+            {"modules": ["maya_calendar"], "maya_side": "doomed", "maya_bars": [6, 6]},
+            "maya_bars",
+            "two whole numbers rising from 1 to 9",
+        ),
+        ({"modules": ["maya_calendar"], "maya_bars": [3, 10]}, "maya_bars", "rising from 1 to 9"),
+    ],
+)
+def test_a_bad_table_set_field_is_refused_naming_the_field(server, form, field, says):
+    named, message = field_refusal(server, **form)
+    assert named == field
+    assert says in message
+
+
+def test_the_doomed_calendar_takes_any_symbols_on_its_spaces(server):
+    line = new_game(server, modules=["maya_calendar"], maya_side="doomed", maya_spaces=["sun"] * 9)
+    assert line["maya_spaces"] == ["sun"] * 9
 
 
 def queenie_offers() -> list[dict[str, Any]]:
@@ -182,7 +277,10 @@ def test_the_new_characters_cards_may_be_chosen(server):
             },
             "unknown character card 'trickster-swap'",
         ),
-        ({"modules": ["quests"], "quests": ["chaos", "altar"]}, "quest chambers from altar"),
+        (
+            {"modules": ["quests"], "quests": ["chaos", "altar"]},
+            "'chaos' is not a quest chamber of the modules ticked",
+        ),
         ({"modules": ["new_characters"]}, "add 'quests'"),
     ],
 )
