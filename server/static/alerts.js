@@ -122,7 +122,14 @@ export class SpokenAlerts {
       Object.assign(box.style, { position: "fixed", left: `${left}px`, right: "auto", top: `${button.bottom + 5}px` });
     };
     summary.addEventListener("click", place);
-    fold.addEventListener("toggle", () => fold.open && place());
+    // While open, it follows its button every frame: the top bar can still reflow after the
+    // click (the game's state arriving, a notice, the fonts), which no resize or scroll tells.
+    const follow = () => {
+      if (!fold.open) return;
+      place();
+      requestAnimationFrame(follow);
+    };
+    fold.addEventListener("toggle", () => fold.open && follow());
     for (const moved of ["resize", "scroll"]) addEventListener(moved, () => fold.open && place(), { passive: true });
     fold.append(summary, box);
     after.append(fold);

@@ -59,6 +59,15 @@ def test_the_table_chooses_on_the_page_and_it_is_remembered(chromium, start_serv
         page.get_by_test_id("alerts-toggle").click()
         expect(page.get_by_test_id("alerts-frequency")).to_have_value("countdowns")
         expect(page.get_by_test_id("alerts-language")).to_have_value("el")
+        # the open panel lies on the screen, whatever moved in the top bar after the click
+        page.wait_for_function(
+            """() => {
+              const box = document.querySelector('[data-testid="spoken-alerts"]')
+                .getBoundingClientRect();
+              return box.left >= 0 && box.right <= innerWidth && box.width > 0;
+            }""",
+            timeout=10_000,
+        )
         box = page.get_by_test_id("spoken-alerts").bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
         assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
