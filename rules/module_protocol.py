@@ -235,6 +235,12 @@ class Module:
     def after_roll(self, game: GameView, player: PlayerState) -> None:
         """After the player's `dice` event was applied."""
 
+    def one_die_roll(self, game: GameView, player: PlayerState) -> str | None:
+        """The event type a roll of the player becomes where he rolls one die at a time (an
+        event of his `player` id and the die's `face`; the camera reports it so), or None: he
+        rolls all his free dice, a `dice` event."""
+        return None
+
     def check_event(self, game: GameView, event: Mapping[str, Any]) -> None:
         """Refuse a well-formed event of any type before it is handled (a roll in a pause)."""
 
@@ -465,6 +471,7 @@ HOOKS: tuple[str, ...] = (
     "before_judge",
     "check_roll",
     "after_roll",
+    "one_die_roll",
     "check_event",
     "extra_keys",
     "check_may_move",

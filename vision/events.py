@@ -11,6 +11,7 @@ from rules.engine import Game
 from rules.narrative import tell_event
 from rules.vocabulary import ADVENTURER, BLACK_MASK, GOLDEN_MASK, OFFSETS, SIDES
 from vision.observation import Cell, Observation
+from vision.rolls import is_roll, one_die_event, roll_entered_since, rolled_face
 from vision.stability import Settled
 
 _ORDER = {"dice": 0, "tile": 1, "figure": 2, "gems": 3, "depot": 4}
@@ -20,6 +21,8 @@ HELD_TILE = "a new chamber waits to be credited: its discoverer's move or roll i
 """What the dashboard says while a laid tile waits for its discoverer to be seen beside it."""
 REACH_SECONDS = 4.0
 """Arms over a cell this long before a tile settled there count toward who placed it."""
+REREAD_MARK = "not moved, now read"
+"""What the note on a different reading of dice that were not rolled says."""
 
 
 @dataclass
@@ -35,10 +38,17 @@ class EventMaker:
     game: Callable[[], Game | None]
     proposed: set[tuple[Any, ...]] = field(default_factory=set)
     last_faces: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The dice as they lay at each player's last roll the camera reported."""
+    unreported: dict[str, int] = field(default_factory=dict)
+    """Players whose dice were rolled (seen lying elsewhere, or never reported) since the
+    camera last reported a roll of theirs, with how many events the engine had accepted then:
+    only then is a reading a new roll (Queenie 16's quicksand counts the rolls)."""
     waiting: dict[str, str] = field(default_factory=dict)
     """Why a settled change gives no event yet, by player or cell (shown on the dashboard)."""
     pending: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     """Piece events proposed but not yet part of the engine's game, by what they are about."""
+    _reading: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The dice behind each roll proposed this frame, until the engine's copy takes it."""
     _checked_at: int = -1
     reaches: deque[tuple[float, Cell, str]] = field(default_factory=lambda: deque(maxlen=2000))
     """Recent arms over temple cells: (when, cell, whose seat it came from)."""
@@ -86,12 +96,14 @@ class EventMaker:
         kept: list[dict[str, Any]] = []
         for event in events:
             verdict = trial.apply(event)
+            if is_roll(event):  # a roll refused stays unreported: a later settle proposes it
+                faces = self._reading.pop(str(event["player"]), None)
+                if verdict.ok and faces is not None:
+                    self._reported(str(event["player"]), faces)
             if verdict.ok:
                 kept.append(event)
                 self.waiting.pop(_held_note(event), None)
-            elif event["type"] == "dice":  # a later settle of these dice may propose it again
-                self.last_faces.pop(str(event.get("player")), None)
-            elif event["type"] != "unlock":
+            elif not is_roll(event) and event["type"] != "unlock":
                 self.waiting[_held_note(event)] = (
                     f"camera sees: {tell_event(event, game)}, which the engine refuses now "
                     f"({verdict.reason}): it waits"
@@ -146,15 +158,21 @@ class EventMaker:
         player = game.players.get(player_id)
         if player is None or player.escaped:
             return []
+        if change.rolled or player_id not in self.last_faces:
+            self.unreported.setdefault(player_id, len(game.accepted))
         if len(faces) != player.dice:
             self.waiting[player_id] = f"{player_id}: {len(faces)} of {player.dice} dice seen"
             return []
         self.waiting.pop(player_id, None)
+        one_die = one_die_event(game, player)
+        if one_die is not None:
+            return self._one_die(game, player_id, faces, change, one_die)
         if change.moved and set(change.moved) == {BLACK_MASK} and player.locked:
             # Only black masks were picked up and put back (a roll moves the other dice too),
             # even if a still die reads differently now: a golden mask freed them.
+            self._reported(player_id, faces)
             return self._unlock_only(game, player_id, len(change.moved), change)
-        if faces == self.last_faces.get(player_id) and not change.rolled:
+        if not self._rolled(game, player_id, faces):
             return []
         events = self._roll_events(game, player_id, faces, change)
         refused = self._refusal(game, events)
@@ -169,9 +187,56 @@ class EventMaker:
                 f"({refused}): looking again"
             )
             return []
-        self.last_faces[player_id] = faces
+        self._reading[player_id] = faces
         self.proposed.add(("dice", player_id, faces, change.since))
         return events
+
+    def _rolled(self, game: Game, player_id: str, faces: tuple[str, ...]) -> bool:
+        """Tell whether the settled dice are a roll not reported yet: dice that still lie where
+        they lay at the last roll reported are read again, not rolled (a hand passed over, a
+        die was hidden a moment), whatever they read now; a roll entered by hand meanwhile
+        is that roll."""
+        since = self.unreported.get(player_id)
+        if since is not None and roll_entered_since(game, player_id, since):
+            self._reported(player_id, faces)
+            return False
+        last = self.last_faces.get(player_id)
+        if since is None and last is not None and len(last) == len(faces) and faces != last:
+            self.waiting[player_id] = (
+                f"{player_id}: the dice, {REREAD_MARK} {', '.join(faces)}: no new roll (Fix the "
+                "last roll if it was misread)"
+            )
+        return since is not None
+
+    def _reported(self, player_id: str, faces: tuple[str, ...]) -> None:
+        """The player's roll is reported (or entered): his dice as they lie now are its."""
+        self.last_faces[player_id] = faces
+        self.unreported.pop(player_id, None)
+
+    def _one_die(
+        self, game: Game, player_id: str, faces: tuple[str, ...], change: Settled, kind: str
+    ) -> list[dict[str, Any]]:
+        """The player rolls one die at a time (the module's `kind` of event): the die that lies
+        elsewhere, or shows the one new face, is the roll."""
+        if not self._rolled(game, player_id, faces):
+            return []
+        face = rolled_face(faces, self.last_faces.get(player_id), change.moved)
+        if face is None:
+            self.waiting[player_id] = (
+                f"{player_id}: {len(change.moved)} dice moved where one die is rolled at a "
+                "time: looking again, or enter the roll"
+            )
+            return []
+        event = _stamped({"type": kind, "player": player_id, "face": face}, change)
+        refused = self._refusal(game, [event])
+        if refused:
+            self.waiting[player_id] = (
+                f"{player_id}: the die reads {face}, which the engine refuses ({refused}): "
+                "looking again"
+            )
+            return []
+        self._reading[player_id] = faces
+        return [event]
 
     def _refusal(self, game: Game, events: list[dict[str, Any]]) -> str | None:
         """Return why the engine would refuse the events in order (None: it takes them all)."""

@@ -163,8 +163,10 @@ class Stabiliser:
         if where is not None:
             previous = self._positions.get(str(key[1]))
             moved = _moved(previous, where, self.settings.moved_mm)
-            if before is None or before.value != value or moved:
+            if moved:
                 self._positions[str(key[1])] = where
+            elif before is None or before.value != value:
+                self._positions[str(key[1])] = _remembered(previous, where, self.settings.moved_mm)
         rolled = bool(moved)
         if before is not None and before.value == value and not rolled:
             return []
@@ -172,6 +174,18 @@ class Stabiliser:
         settled = Settled(key, value, run.first_t, run.conf, rolled, moved_faces, votes)
         self.settled[key] = settled
         return [settled]
+
+
+def _remembered(before: np.ndarray | None, now: np.ndarray, tolerance_mm: float) -> np.ndarray:
+    """Where the dice lie now, and, while fewer lie than before, where the missing ones lay (until
+    the next roll): a die hidden by a hand or missed by the detector that comes back to its place
+    is no roll."""
+    if before is None or len(now) >= len(before):
+        return now
+    if not len(now):
+        return before
+    distances = np.linalg.norm(before[:, None, :] - now[None, :, :], axis=2)
+    return np.concatenate([now, before[distances.min(axis=1) > tolerance_mm]])
 
 
 def _moved(before: np.ndarray | None, now: np.ndarray, tolerance_mm: float) -> list[int]:

@@ -405,6 +405,10 @@ class NewTrapsModule(Module):
                 "time, not all his dice"
             )
 
+    def one_die_roll(self, game: GameView, player: PlayerState) -> str | None:
+        """In the beast chamber a roll is one die: a `beast_roll`."""
+        return "beast_roll" if caught(game, player) == "beast" else None
+
     def after_roll(self, game: GameView, player: PlayerState) -> None:
         """A roll in the quicksand counts towards its 4."""
         state = _state(game)

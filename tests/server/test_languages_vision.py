@@ -52,3 +52,21 @@ def test_a_message_the_catalog_cannot_say_reads_english_whole() -> None:
     assert waiting_in("el", odd, table.game, []) == odd
     assert waiting_in("el", "red: the lamp flickers", table.game) == "red: the lamp flickers"
     assert note_in("el", DEMO_NOTE) != DEMO_NOTE and note_in("en", DEMO_NOTE) == DEMO_NOTE
+
+
+def test_the_camera_under_the_new_traps_is_said_in_spanish_and_portuguese() -> None:
+    from tests.vision.test_trap_rolls import hand_over, roll_one, trapped
+
+    table = trapped("beast")
+    roll_one(table, 2, "torch")
+    dice = list(table.dice["red"])
+    dice[:2] = [SeenDie(d.face, (d.xy_mm[0], -40.0), 0.9) for d in dice[:2]]
+    hand_over(table, dice)  # two dice pushed aside: which one was rolled?
+    told = waiting_in("es", table.maker.waiting["red"], table.game)
+    assert told == say("es", "more.wait.one_die", who=say("es", "colour.red"), n=2)
+    table = trapped("quicksand")
+    lying = table.dice["red"]
+    hand_over(table, [*lying[:2], SeenDie("torch", lying[2].xy_mm, 0.9), *lying[3:]])
+    told = waiting_in("pt", table.maker.waiting["red"], table.game)
+    assert told.startswith(f"{say('pt', 'colour.red')}: os dados, sem se mover")
+    assert say("pt", "face.torch") in told and "roll" not in told
