@@ -16,13 +16,14 @@ from rules.errors import Rejection
 from rules.module_protocol import GameView, Module
 from rules.module_special import arrives_in_rear, side_in_rear
 from rules.module_traps import check_leave
-from rules.open_action import OpenAction
+from rules.open_action import OpenAction, Pricer, icons_needed
 from rules.open_action import priced as _priced
 from rules.vocabulary import (
     ADVENTURER,
     BLACK_MASK,
     GOLDEN_MASK,
     KEY,
+    OFFSETS,
     SIDES,
     TORCH,
     Cell,
@@ -216,9 +217,10 @@ def real_dice(game: GameView, payer: PlayerState, used: Counter[str]) -> Counter
 
 def any_payment_ability(game: GameView, payers: list[PlayerState]) -> bool:
     """Tell whether a payer's card changes what his dice are worth."""
-    if CHARACTERS_MODULE not in game.setup.modules:
-        return False
-    return not PAYMENT_CARDS.isdisjoint([p.ability for p in payers])
+    for payer in payers:
+        if payer.ability in PAYMENT_CARDS:
+            return CHARACTERS_MODULE in game.setup.modules
+    return False
 
 
 def unlock_limit(game: GameView, helper: PlayerState) -> int:
@@ -432,6 +434,10 @@ def _cells(event: Mapping[str, Any]) -> list[Cell]:
         raise Rejection(str(error)) from None
 
 
+_STEPS = tuple((side, opposite(side), OFFSETS[side]) for side in SIDES)
+"""Each side, the side facing it, and the step it makes on the grid."""
+
+
 def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple[Cell, list[Cell]]]:
     """Chambers the Discoverer may run to in up to `steps` moves, with the shortest path to
     each (open passages, never into the ghost or obelisk chamber)."""
@@ -441,22 +447,29 @@ def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple
     halves: dict[Cell, bool] = {start: player.rear}
     frontier = [start]
     shut = game.quests is not None
+    doubles = game.special is not None  # only then has a double chamber two halves (module 4)
+    at = game.temple.at
     for _ in range(steps):
         nxt = []
         for cell in frontier:
-            placed = game.temple.at(cell)
+            placed = at(cell)
             assert placed is not None
-            for side in (s for s in SIDES if s in placed.open_sides):  # the same path each run
-                other = neighbour(cell, side)
-                if other in paths or side_in_rear(game, placed, side) not in (None, halves[cell]):
+            halved = doubles and placed.tile.special == "double"
+            x, y = cell
+            for side, facing, (dx, dy) in _STEPS:  # in this order: the same path each run
+                if side not in placed.open_sides:
                     continue
-                target = game.temple.at(other)
-                if target is None or opposite(side) not in target.open_sides:
+                other = (x + dx, y + dy)
+                if other in paths or (halved and side_in_rear(game, placed, side) != halves[cell]):
+                    continue
+                target = at(other)
+                if target is None or facing not in target.open_sides:
                     continue
                 if shut and target.tile.quest in ("ghost", "obelisk"):
                     continue
                 paths[other] = [*paths[cell], other]
-                halves[other] = arrives_in_rear(game, other, cell)
+                two_halves = doubles and target.tile.special == "double"
+                halves[other] = two_halves and arrives_in_rear(game, other, cell)
                 nxt.append(other)
             for a, b in game.secret_passages:
                 passage_end = b if a == cell else a if b == cell else None
@@ -648,10 +661,12 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     down = None if player.charged or not card.activatable else "card face down until the slam"
     found: list[OpenAction] = []
 
+    price = Pricer(game, [player])
+    cost = icons_needed(card.cost)
+
     def priced(label: str, event: dict[str, Any], choices: Any = None) -> None:
-        action = _priced(game, [player], Counter(card.cost), "ability", label, event, down)
-        if choices is not None:
-            action = OpenAction(**{**action.__dict__, "choices": choices})
+        action = price(cost, "ability", label, event, down)
+        action.choices = choices  # just built: nobody else holds it yet
         found.append(action)
 
     if ability_id == "discoverer-run":
@@ -677,16 +692,11 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         for placed in game.temple:
             if placed.tile.kind == "start":
                 continue
-            now = SIDES.index(placed.stairs)
+            name, now, (x, y) = placed.tile.name, SIDES.index(placed.stairs), placed.cell
             for words, turns in _TURNS:
-                stairs = SIDES[(now + turns) % 4]
-                choices.append(
-                    {
-                        "name": placed.tile.name,
-                        "note": words,
-                        "event": {**base, "cell": list(placed.cell), "stairs": stairs},
-                    }
-                )
+                event = {"type": "ability", "player": pid, "cell": [x, y]}
+                event["stairs"] = SIDES[(now + turns) % 4]
+                choices.append({"name": name, "note": words, "event": event})
         if choices:
             priced("turn a chamber (2 torches)", base, choices)
     elif ability_id in ("mentalist-follow", "mentalist-teleport"):

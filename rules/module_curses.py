@@ -13,7 +13,7 @@ from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.module_protocol import GameView, Module
 from rules.modules import CURSES_MODULE, CurseCard, curse_cards_in_play
-from rules.open_action import OpenAction, priced
+from rules.open_action import OpenAction, Pricer
 from rules.vocabulary import Cell, plural
 
 if TYPE_CHECKING:
@@ -145,12 +145,11 @@ def _curse_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     found: list[OpenAction] = []
     if player.curses_to_draw:
         found.append(OpenAction("curse", "draw a curse card", {"type": "curse", "player": pid}))
+    price = Pricer(game, [player])  # every lift is paid by the player alone
     for card_id in player.curses:
         card = cards[card_id]
         found.append(
-            priced(
-                game,
-                [player],
+            price(
                 _lift_cost(card.lift),
                 "lift",
                 f"lift the curse {card.name} (by yourself)",

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rules.module_protocol import GameView
@@ -20,6 +22,12 @@ def describe_icons(icons: Mapping[str, int]) -> str:
     """Write a multiset of icons in words: `1 adventurer and 2 keys`."""
     parts = [plural(icons.get(face, 0), face) for face in FACES if face in icons]
     return " and ".join(parts) if parts else "nothing"
+
+
+@lru_cache(maxsize=256)
+def icons_needed(icons: tuple[str, ...]) -> Mapping[str, int]:
+    """A cost printed as icons (`("torch", "torch")`) as a read-only multiset, built once."""
+    return MappingProxyType(Counter(icons))
 
 
 # Not frozen: a frozen dataclass's __init__ costs twice as much, and a listing builds hundreds
@@ -76,12 +84,60 @@ def priced(
     blocked: str | None = None,
 ) -> OpenAction:
     """Build an open action whose cost is `need`, paid by `payers` together."""
-    payers = list(payers)
+    if type(payers) is not list:
+        payers = list(payers)
     if not game.setup.track_dice:
         return OpenAction(
             action, label, event, blocked=blocked, need={i: n for i, n in need.items() if n > 0}
         )
     showing = _showing(game, payers, need)
+    free = payers[0].free_dice if len(payers) == 1 else sum([p.free_dice for p in payers])
+    return _priced_with(showing, free, need, action, label, event, blocked)
+
+
+class Pricer:
+    """`priced` for many actions paid by the same payers: what their dice show is read once
+    (each need apart only where a module changes what their dice are worth)."""
+
+    __slots__ = ("_free", "_game", "_payers", "_showing", "_track")
+
+    def __init__(self, game: GameView, payers: Iterable[PlayerState]) -> None:
+        self._game = game
+        self._payers = list(payers)
+        self._track = game.setup.track_dice
+        self._showing = _plain_showing(game, self._payers) if self._track else None
+        self._free = sum([p.free_dice for p in self._payers])
+
+    def __call__(
+        self,
+        need: Mapping[str, int],
+        action: str,
+        label: str,
+        event: dict[str, Any],
+        blocked: str | None = None,
+    ) -> OpenAction:
+        """Build an open action whose cost is `need`, paid by these payers together."""
+        if not self._track:
+            return OpenAction(
+                action, label, event, blocked=blocked, need={i: n for i, n in need.items() if n > 0}
+            )
+        showing = self._showing
+        if showing is None:
+            showing = _showing(self._game, self._payers, need)
+        return _priced_with(showing, self._free, need, action, label, event, blocked)
+
+
+def _priced_with(
+    showing: Mapping[str, int],
+    free: int,
+    need: Mapping[str, int],
+    action: str,
+    label: str,
+    event: dict[str, Any],
+    blocked: str | None,
+) -> OpenAction:
+    """The open action costing `need`, for payers whose dice show `showing` (in what they are
+    worth towards it) with `free` dice not locked."""
     cost: dict[str, int] = {}
     missing: dict[str, int] = {}
     kept = 0  # the dice showing what is needed, kept for the next roll
@@ -95,28 +151,11 @@ def priced(
         else:
             kept += n
     if not missing:
-        return OpenAction(
-            action,
-            label,
-            event,
-            blocked=blocked,
-            chance_next_roll=1.0,
-            expected_rolls=0.0,
-            need=cost,
-        )
-    rerollable = sum(p.free_dice for p in payers) - kept
+        return OpenAction(action, label, event, missing, blocked, 1.0, 0.0, cost)
     # `missing` counts are all positive: sorted, it is already `as_need(missing)`.
-    chance, rolls = roll_odds(max(rerollable, 0), tuple(sorted(missing.items())))
-    return OpenAction(
-        action,
-        label,
-        event,
-        missing=missing,
-        blocked=blocked,
-        chance_next_roll=chance,
-        expected_rolls=rolls,
-        need=cost,
-    )
+    need_key = tuple(missing.items()) if len(missing) == 1 else tuple(sorted(missing.items()))
+    chance, rolls = roll_odds(max(free - kept, 0), need_key)
+    return OpenAction(action, label, event, missing, blocked, chance, rolls, cost)
 
 
 def _showing(
@@ -130,9 +169,22 @@ def _showing(
             for payer in payers:
                 showing.update(worth.payment_view(game, payer, need))
             return showing
+    return _together(payers)
+
+
+def _plain_showing(game: GameView, payers: list[PlayerState]) -> Mapping[str, int] | None:
+    """What the payers' dice show together, whatever is needed; None where a module changes
+    what their dice are worth (that depends on the need)."""
+    for hook in game.module_hooks("pays_differently"):
+        if hook(game, payers):
+            return None
+    return _together(payers)
+
+
+def _together(payers: list[PlayerState]) -> Mapping[str, int]:
     if len(payers) == 1:
         return payers[0].showing
-    showing = Counter()
+    showing: Counter[str] = Counter()
     for payer in payers:
         showing.update(payer.showing)
     return showing

@@ -15,7 +15,7 @@ from rules.module_protocol import GameView, Module, Spends
 from rules.modules import CurseCard, TreasureTile, treasures_in_play
 from rules.open_action import OpenAction, priced
 from rules.temple import PlacedTile
-from rules.vocabulary import ADVENTURER, SIDES, TORCH, Cell, neighbour, side_towards
+from rules.vocabulary import ADVENTURER, OFFSETS, SIDES, TORCH, Cell, neighbour, side_towards
 
 if TYPE_CHECKING:
     from rules.engine import PlayerState
@@ -129,7 +129,7 @@ def relay(
 
 
 def _placed_with(game: GameView, feature: str) -> PlacedTile | None:
-    return next((p for p in game.temple if p.tile.feature == feature), None)
+    return game.temple.with_feature(feature)
 
 
 def state_of(game: GameView) -> MazeState:
@@ -260,13 +260,21 @@ def gear_choices(game: GameView, payers: list[str]) -> list[dict[str, Any]]:
     from rules.narrative import place_name  # here: it imports the engine
 
     start = game.temple.start_cell()
+    taken = {p.cell for p in game.temple}
     found = []
     for kind, axis in (("row", 1), ("column", 0)):
-        for number in sorted({p.cell[axis] for p in game.temple}):
-            tiles = _line_tiles(game, kind, number)
+        lines: dict[int, list[PlacedTile]] = {}
+        for placed in game.temple:  # each line's chambers in temple order, as `_line_tiles`
+            lines.setdefault(placed.cell[axis], []).append(placed)
+        for number in sorted(lines):
+            tiles = lines[number]
+            cells = {p.cell for p in tiles}
+            others = taken - cells
             through = None
             for towards in SIDES:
-                if slide_blocker(game, tiles, towards) is not None:
+                dx, dy = OFFSETS[towards]
+                # `slide_blocker`'s test, on the cells alone: a chamber beside, not in the line
+                if any((x + dx, y + dy) in others for x, y in cells):
                     continue
                 if through is None:  # once a line: every way of it goes through this chamber
                     through = place_name(tiles[0].cell, start)
