@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -72,6 +72,19 @@ class OpenAction:
             "need": self.need,
             **({"choices": self.choices} if self.choices is not None else {}),
         }
+
+
+_FIELDS = frozenset(f.name for f in fields(OpenAction))
+
+
+def changed(action: OpenAction, **changes: Any) -> OpenAction:
+    """`dataclasses.replace` for an open action, without its walk of the fields (a listing
+    copies many): a new action with the same values, but `changes`."""
+    if not _FIELDS.issuperset(changes):
+        raise TypeError(f"an open action has no field {sorted(set(changes) - _FIELDS)[0]!r}")
+    copy = object.__new__(OpenAction)
+    copy.__dict__.update(action.__dict__, **changes)
+    return copy
 
 
 def priced(

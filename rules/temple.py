@@ -47,6 +47,8 @@ class Temple:
         self._by_tile: dict[str, PlacedTile] = {}
         self._by_feature: dict[str, list[PlacedTile]] = {}
         """The chambers of each feature (a Queenie chamber's), in the order they were placed."""
+        self._starts: list[PlacedTile] = []
+        """The starting chamber (a list: while a game is laid out, it may not be there yet)."""
 
     def __iter__(self) -> Iterator[PlacedTile]:
         return iter(self._by_cell.values())
@@ -82,6 +84,8 @@ class Temple:
         self._by_tile[tile.tile_id] = placed
         if tile.feature is not None:
             self._by_feature.setdefault(tile.feature, []).append(placed)
+        if tile.kind == "start":
+            self._starts.append(placed)
         return placed
 
     def remove(self, cell: Cell) -> PlacedTile:
@@ -92,6 +96,8 @@ class Temple:
         if placed.tile.feature is not None:
             same = self._by_feature[placed.tile.feature]
             same[:] = [p for p in same if p is not placed]
+        if placed.tile.kind == "start":
+            self._starts[:] = [p for p in self._starts if p is not placed]
         return placed
 
     def connected(self, a: Cell, b: Cell) -> bool:
@@ -111,4 +117,4 @@ class Temple:
 
     def start_cell(self) -> Cell:
         """Return the cell of the starting chamber."""
-        return next(p.cell for p in self if p.tile.kind == "start")
+        return next(p.cell for p in self._starts)  # the first placed, as a walk of the temple

@@ -88,7 +88,7 @@ class DoomedModule(Module):
 
     def filter_open_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """A Doomed player's escape is greyed out."""
-        return [_bar_escape(game, action) for action in found]
+        return [_bar_escape(game, a) if a.action == "escape" else a for a in found]
 
     def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
         """Counterspell on each curse, when the player has more than one to choose from (module
@@ -96,16 +96,12 @@ class DoomedModule(Module):
         if COUNTERSPELL not in player.treasures or len(set(player.curses)) < 2:
             return []
         cards = curse_cards_in_play(game.setup.modules)
+        pid = player.player_id
         return [
             OpenAction(
                 "use",
                 f"use the Counterspell on {cards[card].name}",
-                {
-                    "type": "use",
-                    "player": player.player_id,
-                    "treasure": COUNTERSPELL,
-                    "card": card,
-                },
+                {"type": "use", "player": pid, "treasure": COUNTERSPELL, "card": card},
             )
             for card in player.curses
         ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rules.catalog import TileDef
@@ -143,7 +142,8 @@ def _map_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     action = priced(
         game, [player], TRAVEL, "map_travel", "travel by the map (2 torches)", base, held
     )
-    return [replace(action, choices=choices)]
+    action.choices = choices  # just built: nobody else holds it yet
+    return [action]
 
 
 MODULE = MapModule

@@ -13,7 +13,7 @@ from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.module_protocol import GameView, Module, Spends
 from rules.modules import CurseCard, TreasureTile, treasures_in_play
-from rules.open_action import OpenAction, priced
+from rules.open_action import OpenAction, changed, priced
 from rules.temple import PlacedTile
 from rules.vocabulary import ADVENTURER, OFFSETS, SIDES, TORCH, Cell, neighbour, side_towards
 
@@ -558,11 +558,11 @@ class MazeModule(Module):
     def filter_last_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """No lifting the maze's curses, no plain `use` of its treasures; a discovery with the
         Short cut beside each discovery of its holder."""
-        kept = [a for a in found if not _superseded(a)]
+        kept = [a for a in found if a.action not in _MAYBE_SUPERSEDED or not _superseded(a)]
         for action in list(kept):
             if action.action == "discover" and _holds(game, action.event, "short_cut"):
                 kept.append(
-                    dataclasses.replace(
+                    changed(
                         action,
                         label=f"{action.label} with the Short cut (pick it, then shuffle the pile)",
                         event={**action.event, "short_cut": True},
@@ -591,6 +591,10 @@ class MazeModule(Module):
         if state_of(game).paused_by == player.player_id:
             return [{"token": "time_out", "label": "Time out: the music is paused"}]
         return []
+
+
+_MAYBE_SUPERSEDED = frozenset({"lift", "use"})
+"""The actions `_superseded` may take out (a quick test before its own)."""
 
 
 def _superseded(action: Any) -> bool:
@@ -632,7 +636,8 @@ def _maze_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
             {"type": "gear", "players": payers},
             blocked,
         )
-        found.append(dataclasses.replace(action, choices=choices))
+        action.choices = choices  # just built: nobody else holds it yet
+        found.append(action)
     if state.paused_by is None and "time_out" in player.treasures:
         found.append(
             OpenAction(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rules.catalog import TileDef
@@ -255,7 +255,8 @@ def _wish_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         blocked = "nothing to wish for: no treasures in play, no curse, no die lost"
     base = {"type": "wish", "player": player.player_id}
     action = priced(game, [player], WISH, "wish", "make a wish at the well (2 keys)", base, blocked)
-    return [replace(action, choices=choices)]
+    action.choices = choices  # just built: nobody else holds it yet
+    return [action]
 
 
 MODULE = WellModule

@@ -20,7 +20,7 @@ from rules.modules import (
     treasures_in_play,
 )
 from rules.odds import as_need, roll_odds
-from rules.open_action import OpenAction, priced
+from rules.open_action import OpenAction, changed, priced
 from rules.vocabulary import FACES
 
 CARDS = ("mechanic-torches", "priest-keys", "discoverer-run", None)
@@ -165,3 +165,28 @@ def test_the_shared_cards_and_tiles_cannot_be_changed_by_a_caller():
     assert "trap" in curse_cards_in_play(["curses"]) and "teleport" in treasures_in_play(
         ["treasures"]
     )
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"blocked": "prohibition: movement"},
+        {"label": "discover with the Short cut", "event": {"type": "discover", "short_cut": True}},
+        {"choices": [{"name": "north", "event": {"type": "gear"}}]},
+        {},
+    ],
+)
+def test_changed_gives_what_dataclasses_replace_gives(changes):
+    game = GAMES[KNOWN_MODULES]
+    player = next(iter(game.players.values()))
+    action = priced(game, [player], {"key": 2}, "discover", "discover", {"type": "discover"})
+    copy = changed(action, **changes)
+    assert copy == dataclasses.replace(action, **changes) and copy is not action
+    assert copy.missing is action.missing  # the unchanged fields are the same values
+    assert action == priced(game, [player], {"key": 2}, "discover", "discover", action.event)
+
+
+def test_changed_refuses_a_field_an_open_action_does_not_have():
+    action = OpenAction("escape", "escape", {"type": "escape"})
+    with pytest.raises(TypeError, match="no field 'blockd'"):
+        changed(action, blockd="doomed")
