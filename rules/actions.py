@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState
 from rules.module_protocol import GameView
-from rules.open_action import OpenAction, Pricer, icons_needed, priced, unjoined_neighbours
+from rules.open_action import OpenAction, icons_needed, priced, pricer, unjoined_neighbours
 from rules.vocabulary import GOLDEN_MASK, KEY, Cell, opposite, plural, side_towards
 
 
@@ -22,7 +22,7 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     chamber = game.temple.at(here)
     assert chamber is not None
     found: list[OpenAction] = []
-    price = Pricer(game, [player])  # moving and escaping are paid by the player alone
+    price = pricer(game, [player])  # moving and escaping are paid by the player alone
     pile_left = game.draw_pile_size() > 0
     trapped = _held_back(game, player, False)
     held = _held_back(game, player, True)  # what stops a discovery

@@ -16,7 +16,7 @@ from rules.errors import Rejection
 from rules.module_protocol import GameView, Module
 from rules.module_special import arrives_in_rear, side_in_rear
 from rules.module_traps import check_leave
-from rules.open_action import OpenAction, Pricer, icons_needed
+from rules.open_action import OpenAction, icons_needed, pricer
 from rules.open_action import priced as _priced
 from rules.vocabulary import (
     ADVENTURER,
@@ -661,7 +661,7 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     down = None if player.charged or not card.activatable else "card face down until the slam"
     found: list[OpenAction] = []
 
-    price = Pricer(game, [player])
+    price = pricer(game, [player])
     cost = icons_needed(card.cost)
 
     def priced(label: str, event: dict[str, Any], choices: Any = None) -> None:

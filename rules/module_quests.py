@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.module_protocol import GameView, Module
-from rules.open_action import OpenAction, Pricer, describe_icons, icons_needed, priced
+from rules.open_action import OpenAction, describe_icons, icons_needed, priced, pricer
 from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, SIDES, TORCH, Cell, neighbour, plural
 
 if TYPE_CHECKING:
@@ -513,7 +513,7 @@ def _quest_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
                 )
             )
     elif quest == "task":
-        price = Pricer(game, together)
+        price = pricer(game, together)
         for tile in TASK_TILES.values():
             if tile.tile_id in state.tasks_done:
                 continue

@@ -4,9 +4,9 @@ engine, the open actions and the modules' open-action hooks share it."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
+from functools import lru_cache, partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -100,44 +100,39 @@ def priced(
     if type(payers) is not list:
         payers = list(payers)
     if not game.setup.track_dice:
-        return OpenAction(
-            action, label, event, blocked=blocked, need={i: n for i, n in need.items() if n > 0}
-        )
+        return _unpriced(need, action, label, event, blocked)
     showing = _showing(game, payers, need)
     free = payers[0].free_dice if len(payers) == 1 else sum([p.free_dice for p in payers])
     return _priced_with(showing, free, need, action, label, event, blocked)
 
 
-class Pricer:
+Price = Callable[..., OpenAction]
+"""`priced` for given payers: called with the need, action, label, event (and blocked)."""
+
+
+def pricer(game: GameView, payers: Iterable[PlayerState]) -> Price:
     """`priced` for many actions paid by the same payers: what their dice show is read once
     (each need apart only where a module changes what their dice are worth)."""
+    payers = list(payers)
+    if not game.setup.track_dice:
+        return _unpriced
+    showing = _plain_showing(game, payers)
+    if showing is None:
+        return partial(priced, game, payers)
+    return partial(_priced_with, showing, sum([p.free_dice for p in payers]))
 
-    __slots__ = ("_free", "_game", "_payers", "_showing", "_track")
 
-    def __init__(self, game: GameView, payers: Iterable[PlayerState]) -> None:
-        self._game = game
-        self._payers = list(payers)
-        self._track = game.setup.track_dice
-        self._showing = _plain_showing(game, self._payers) if self._track else None
-        self._free = sum([p.free_dice for p in self._payers])
-
-    def __call__(
-        self,
-        need: Mapping[str, int],
-        action: str,
-        label: str,
-        event: dict[str, Any],
-        blocked: str | None = None,
-    ) -> OpenAction:
-        """Build an open action whose cost is `need`, paid by these payers together."""
-        if not self._track:
-            return OpenAction(
-                action, label, event, blocked=blocked, need={i: n for i, n in need.items() if n > 0}
-            )
-        showing = self._showing
-        if showing is None:
-            showing = _showing(self._game, self._payers, need)
-        return _priced_with(showing, self._free, need, action, label, event, blocked)
+def _unpriced(
+    need: Mapping[str, int],
+    action: str,
+    label: str,
+    event: dict[str, Any],
+    blocked: str | None = None,
+) -> OpenAction:
+    """The open action costing `need` where the dice are not followed (no odds)."""
+    return OpenAction(
+        action, label, event, blocked=blocked, need={i: n for i, n in need.items() if n > 0}
+    )
 
 
 def _priced_with(
@@ -147,7 +142,7 @@ def _priced_with(
     action: str,
     label: str,
     event: dict[str, Any],
-    blocked: str | None,
+    blocked: str | None = None,
 ) -> OpenAction:
     """The open action costing `need`, for payers whose dice show `showing` (in what they are
     worth towards it) with `free` dice not locked."""
@@ -167,7 +162,7 @@ def _priced_with(
         return OpenAction(action, label, event, missing, blocked, 1.0, 0.0, cost)
     # `missing` counts are all positive: sorted, it is already `as_need(missing)`.
     need_key = tuple(missing.items()) if len(missing) == 1 else tuple(sorted(missing.items()))
-    chance, rolls = roll_odds(max(free - kept, 0), need_key)
+    chance, rolls = roll_odds(free - kept if free > kept else 0, need_key)
     return OpenAction(action, label, event, missing, blocked, chance, rolls, cost)
 
 

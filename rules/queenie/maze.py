@@ -558,7 +558,12 @@ class MazeModule(Module):
     def filter_last_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """No lifting the maze's curses, no plain `use` of its treasures; a discovery with the
         Short cut beside each discovery of its holder."""
-        kept = [a for a in found if a.action not in _MAYBE_SUPERSEDED or not _superseded(a)]
+        kept = [
+            a
+            for a in found
+            if not (a.action == "lift" and a.event.get("card") in UNREMOVABLE)
+            and not (a.action == "use" and a.event.get("treasure") in OWN_TREASURES)
+        ]
         for action in list(kept):
             if action.action == "discover" and _holds(game, action.event, "short_cut"):
                 kept.append(
@@ -591,17 +596,6 @@ class MazeModule(Module):
         if state_of(game).paused_by == player.player_id:
             return [{"token": "time_out", "label": "Time out: the music is paused"}]
         return []
-
-
-_MAYBE_SUPERSEDED = frozenset({"lift", "use"})
-"""The actions `_superseded` may take out (a quick test before its own)."""
-
-
-def _superseded(action: Any) -> bool:
-    event = action.event
-    if action.action == "lift" and event.get("card") in UNREMOVABLE:
-        return True
-    return bool(action.action == "use" and event.get("treasure") in OWN_TREASURES)
 
 
 def _holds(game: GameView, event: Mapping[str, Any], treasure: str) -> bool:
