@@ -138,12 +138,14 @@ def _lift_cost(lift: tuple[str, ...]) -> Mapping[str, int]:
 
 
 @cache
-def _lifts(modules: tuple[str, ...]) -> Mapping[str, tuple[Mapping[str, int], str]]:
-    """Each curse card in play (a Queenie module's too): its lifting roll and its lift's label,
-    built once per set of modules."""
+def _lifts(modules: tuple[str, ...]) -> Mapping[str, tuple[Mapping[str, int], str] | None]:
+    """Each curse card in play (a Queenie module's too): its lifting roll and its lift's label
+    (None: no roll lifts it), built once per set of modules."""
     return MappingProxyType(
         {
             card_id: (_lift_cost(card.lift), f"lift the curse {card.name} (by yourself)")
+            if card.liftable
+            else None
             for card_id, card in curse_cards_in_play(modules).items()
         }
     )
@@ -159,8 +161,11 @@ def _curse_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         found.append(OpenAction("curse", "draw a curse card", {"type": "curse", "player": pid}))
     price = pricer(game, [player])  # every lift is paid by the player alone
     for card_id in player.curses:
-        need, label = lifts[card_id]
-        found.append(price(need, "lift", label, {"type": "lift", "player": pid, "card": card_id}))
+        lift = lifts[card_id]
+        if lift is not None:
+            need, label = lift
+            event = {"type": "lift", "player": pid, "card": card_id}
+            found.append(price(need, "lift", label, event))
         if card_id == "lost_dice" and player.dice:
             found.append(
                 OpenAction(

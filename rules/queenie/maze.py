@@ -393,6 +393,7 @@ CURSES: Mapping[str, CurseCard] = {
             "2, everybody loses at once",
             (),
             MAZE_MODULE,
+            liftable=False,
         ),
         CurseCard(
             "misinformation",
@@ -400,6 +401,7 @@ CURSES: Mapping[str, CurseCard] = {
             "cannot be removed: yell 'I found the exit' twice at every chamber you discover",
             (),
             MAZE_MODULE,
+            liftable=False,
         ),
     )
 }
@@ -411,21 +413,25 @@ TREASURE_TILES: tuple[TreasureTile, ...] = (
         "Short cut",
         "when you discover a chamber, pick it from the whole draw pile (shuffle it afterwards)",
         module=MAZE_MODULE,
+        own_actions=True,
     ),
     TreasureTile(
         "time_out",
         "Time out",
         "pause the music to talk it over: nobody rolls until play is pressed again",
         module=MAZE_MODULE,
+        own_actions=True,
     ),
     TreasureTile(
         "genie_lamp",
         "Genie lamp",
         "take the treasure you like of the top 3 of the stack; the others go to the bottom",
         module=MAZE_MODULE,
+        own_actions=True,
     ),
 )
-"""The maze's three treasures, two tiles each (page 30)."""
+"""The maze's three treasures, two tiles each (page 30), each used its own way: the Short cut
+with a discovery, the others with their own events (module 2 lists no plain `use`)."""
 
 
 class MazeModule(Module):
@@ -556,15 +562,10 @@ class MazeModule(Module):
         return _maze_actions(game, player)
 
     def filter_last_actions(self, game: GameView, found: list[Any]) -> list[Any]:
-        """No lifting the maze's curses, no plain `use` of its treasures; a discovery with the
-        Short cut beside each discovery of its holder."""
-        kept = [
-            a
-            for a in found
-            if not (a.action == "lift" and a.event.get("card") in UNREMOVABLE)
-            and not (a.action == "use" and a.event.get("treasure") in OWN_TREASURES)
-        ]
-        for action in list(kept):
+        """A discovery with the Short cut beside each discovery of its holder (the maze's curses
+        have no lift listed, its treasures no plain `use`: see their cards and tiles)."""
+        kept = list(found)
+        for action in found:
             if action.action == "discover" and _holds(game, action.event, "short_cut"):
                 kept.append(
                     changed(
