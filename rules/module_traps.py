@@ -321,8 +321,6 @@ class TrapsModule(Module):
 
 def _trap_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     """Off a cliff, the invocation's summons, the moving platform (module 7, page 23)."""
-    from rules.narrative import place_name  # here: it imports the engine
-
     state = game.traps
     assert state is not None
     pid = player.player_id
@@ -352,6 +350,8 @@ def _trap_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
             )
         )
     if kind == "platform" and state.platform_waits:
+        from rules.narrative import place_name  # here: it imports the engine
+
         spots = platform_spots(game)
         found.append(
             OpenAction(

@@ -115,10 +115,10 @@ class MapModule(Module):
 
 def _map_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     """`travel by the map`, with a choice for each chamber it may take the player to."""
-    from rules.narrative import place_name  # here: it imports the engine
-
     if not in_map(game, player):
         return []
+    from rules.narrative import place_name  # here: it imports the engine (and only here)
+
     pid = player.player_id
     start = game.temple.start_cell()
     choices = []

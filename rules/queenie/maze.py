@@ -268,13 +268,13 @@ def gear_choices(game: GameView, payers: list[str]) -> list[dict[str, Any]]:
             lines.setdefault(placed.cell[axis], []).append(placed)
         for number in sorted(lines):
             tiles = lines[number]
-            cells = {p.cell for p in tiles}
-            others = taken - cells
             through = None
             for towards in SIDES:
                 dx, dy = OFFSETS[towards]
-                # `slide_blocker`'s test, on the cells alone: a chamber beside, not in the line
-                if any((x + dx, y + dy) in others for x, y in cells):
+                # `slide_blocker`'s test on the cells: a chamber beside one of the line's and not
+                # in the line; sliding along the line, the chamber beside is always in it
+                leaving = dy if axis == 1 else dx
+                if leaving and any((p.cell[0] + dx, p.cell[1] + dy) in taken for p in tiles):
                     continue
                 if through is None:  # once a line: every way of it goes through this chamber
                     through = place_name(tiles[0].cell, start)
