@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules import module_quests as quests
@@ -647,6 +648,12 @@ class CharactersModule(Module):
 # ----- open actions (rules/actions.py asks for them through the protocol) ---------------
 
 
+@lru_cache(maxsize=16)
+def _away(steps: int) -> str:
+    """`2 chambers away`, written once per count."""
+    return plural(steps, "chamber") + " away"
+
+
 _TURNS = (("a quarter turn clockwise", 1), ("a half turn", 2), ("a quarter turn anticlockwise", 3))
 
 
@@ -673,7 +680,7 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         choices = [
             {
                 "name": game.temple.at(cell).tile.name,  # type: ignore[union-attr]
-                "note": plural(len(path), "chamber") + " away",
+                "note": _away(len(path)),
                 "event": {**base, "cells": [list(c) for c in path]},
             }
             for cell, path in reachable(game, player)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules.catalog import TileDef
@@ -473,6 +474,12 @@ def _quest_markers(game: GameView) -> str | None:
     return f"{plural(game.quests.markers_left, 'quest marker')} still on the gem depot"
 
 
+@lru_cache(maxsize=64)
+def _task_label(name: str, icons: tuple[str, ...]) -> str:
+    """`Task tile 1: 2 keys and 2 torches together`, written once per tile."""
+    return f"{name}: {describe_icons(icons_needed(icons))} together"
+
+
 def _quest_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     """The quests' actions open to a player where he stands (module 5, pages 17-19)."""
 
@@ -517,12 +524,11 @@ def _quest_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         for tile in TASK_TILES.values():
             if tile.tile_id in state.tasks_done:
                 continue
-            need = icons_needed(tile.icons)
             found.append(
                 price(
-                    need,
+                    icons_needed(tile.icons),
                     "task",
-                    f"{tile.name}: {describe_icons(need)} together",
+                    _task_label(tile.name, tile.icons),
                     {"type": "task", "players": ids, "tile": tile.tile_id},
                 )
             )

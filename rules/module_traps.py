@@ -309,7 +309,7 @@ class TrapsModule(Module):
         self, game: GameView, player: PlayerState, chamber: PlacedTile, side: str, passage: bool
     ) -> bool:
         """Nobody leaves the slide trap by its stairway."""
-        return not passage and trap_at(game, chamber.cell) == "slide" and side == chamber.stairs
+        return not passage and side == chamber.stairs and trap_of(game, chamber.tile) == "slide"
 
     def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
         """Off a cliff, the invocation's summons, the moving platform."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from functools import cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rules.errors import Rejection
@@ -95,12 +97,12 @@ class DoomedModule(Module):
         2 lists the plain use, which discards his only curse)."""
         if COUNTERSPELL not in player.treasures or len(set(player.curses)) < 2:
             return []
-        cards = curse_cards_in_play(game.setup.modules)
+        labels = _counterspell_labels(tuple(game.setup.modules))
         pid = player.player_id
         return [
             OpenAction(
                 "use",
-                f"use the Counterspell on {cards[card].name}",
+                labels[card],
                 {"type": "use", "player": pid, "treasure": COUNTERSPELL, "card": card},
             )
             for card in player.curses
@@ -155,6 +157,17 @@ def _countered(game: GameView, player: PlayerState, event: Mapping[str, Any]) ->
 
 def _doomed_words(player: PlayerState) -> str:
     return f"{player.player_id} is cursed (Doomed): he may not escape until the curse is lifted"
+
+
+@cache
+def _counterspell_labels(modules: tuple[str, ...]) -> Mapping[str, str]:
+    """The label of the Counterspell on each curse card in play, built once per module set."""
+    return MappingProxyType(
+        {
+            card_id: f"use the Counterspell on {card.name}"
+            for card_id, card in curse_cards_in_play(modules).items()
+        }
+    )
 
 
 def _bar_escape(game: GameView, action: Any) -> Any:
