@@ -7,8 +7,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache, partial
-from itertools import compress
-from operator import attrgetter, eq, methodcaller
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -74,43 +72,6 @@ class OpenAction:
             "need": self.need,
             **({"choices": self.choices} if self.choices is not None else {}),
         }
-
-
-_KIND = attrgetter("action")
-_EVENT_TYPE = methodcaller("get", "type")
-_EVENT = attrgetter("event")
-# The modules' filters look for the few actions they change among hundreds: picked here with
-# map and compress, without a loop in Python over the others.
-
-
-def of_kind(actions: list[OpenAction], kind: str) -> Iterator[OpenAction]:
-    """The actions of this kind (`discover`, `escape`...), in their order."""
-    return compress(actions, map(partial(eq, kind), map(_KIND, actions)))
-
-
-def kind_changed(
-    actions: list[OpenAction], kind: str, change: Callable[[OpenAction], OpenAction]
-) -> list[OpenAction]:
-    """The actions, each of this kind passed through `change`, the others as they are."""
-    return _changed_at(actions, map(partial(eq, kind), map(_KIND, actions)), change)
-
-
-def event_type_changed(
-    actions: list[OpenAction], kind: str, change: Callable[[OpenAction], OpenAction]
-) -> list[OpenAction]:
-    """The actions, each whose event is of this type passed through `change`, the others as
-    they are."""
-    picked = map(partial(eq, kind), map(_EVENT_TYPE, map(_EVENT, actions)))
-    return _changed_at(actions, picked, change)
-
-
-def _changed_at(
-    actions: list[OpenAction], picked: Iterable[bool], change: Callable[[OpenAction], OpenAction]
-) -> list[OpenAction]:
-    changed = list(actions)
-    for index in compress(range(len(actions)), picked):
-        changed[index] = change(actions[index])
-    return changed
 
 
 _FIELDS = frozenset(f.name for f in fields(OpenAction))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rules.catalog import TileDef
 from rules.errors import RecordError, Rejection
 from rules.module_protocol import GameView, Module
-from rules.open_action import OpenAction, kind_changed, priced
+from rules.open_action import OpenAction, priced
 from rules.temple import PlacedTile
 from rules.vocabulary import KEY, Cell
 
@@ -162,13 +162,12 @@ class CursedGemsModule(Module):
     def filter_open_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """The escape greyed out for a player who still holds his cursed gem tile."""
         held = _state(game).held
-
-        def barred(a: OpenAction) -> OpenAction:
-            if a.event.get("player") in held and a.blocked is None:
-                return replace(a, blocked=f"{a.event['player']} still holds a cursed gem tile")
-            return a
-
-        return kind_changed(found, "escape", barred) if held else found
+        return [
+            replace(a, blocked=f"{a.event['player']} still holds a cursed gem tile")
+            if a.action == "escape" and a.event.get("player") in held and a.blocked is None
+            else a
+            for a in found
+        ]
 
     def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
         """A look at the location tile in the player's chamber."""

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from functools import cache, partial
+from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rules.errors import Rejection
 from rules.module_protocol import GameView, Module
 from rules.modules import CurseCard, TreasureTile, curse_cards_in_play
-from rules.open_action import OpenAction, kind_changed
+from rules.open_action import OpenAction
 from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, TORCH
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class DoomedModule(Module):
 
     def filter_open_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """A Doomed player's escape is greyed out."""
-        return kind_changed(found, "escape", partial(_bar_escape, game))
+        return [_bar_escape(game, a) if a.action == "escape" else a for a in found]
 
     def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
         """Counterspell on each curse, when the player has more than one to choose from (module

@@ -8,14 +8,13 @@ import dataclasses
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from random import Random
 from typing import TYPE_CHECKING, Any
 
 from rules.catalog import TileDef
 from rules.errors import RecordError, Rejection
 from rules.module_protocol import GameView, Module
-from rules.open_action import OpenAction, event_type_changed, priced
+from rules.open_action import OpenAction, priced
 from rules.vocabulary import ADVENTURER, KEY, Cell, plural
 
 if TYPE_CHECKING:
@@ -444,7 +443,10 @@ class MayaCalendarModule(Module):
 
     def filter_open_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """Gem activations the calendar refuses, greyed out with the reason."""
-        return event_type_changed(found, "activate", partial(_greyed, game))
+        return [
+            a if type(a) is OpenAction and a.event.get("type") != "activate" else _greyed(game, a)
+            for a in found
+        ]
 
     def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
         """Tiles to draw, the calendar chamber's swap, dice to take back, advancing."""

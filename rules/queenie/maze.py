@@ -13,7 +13,7 @@ from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.module_protocol import GameView, Module, Spends
 from rules.modules import CurseCard, TreasureTile, treasures_in_play
-from rules.open_action import OpenAction, changed, of_kind, priced
+from rules.open_action import OpenAction, changed, priced
 from rules.temple import PlacedTile
 from rules.vocabulary import ADVENTURER, OFFSETS, SIDES, TORCH, Cell, neighbour, side_towards
 
@@ -565,8 +565,8 @@ class MazeModule(Module):
         """A discovery with the Short cut beside each discovery of its holder (the maze's curses
         have no lift listed, its treasures no plain `use`: see their cards and tiles)."""
         kept = list(found)
-        for action in of_kind(found, "discover"):
-            if _holds(game, action.event, "short_cut"):
+        for action in found:
+            if action.action == "discover" and _holds(game, action.event, "short_cut"):
                 kept.append(
                     changed(
                         action,

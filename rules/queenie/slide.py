@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.module_protocol import GameView, Module
 from rules.modules import CurseCard
-from rules.open_action import OpenAction, kind_changed, priced
+from rules.open_action import OpenAction, priced
 from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, neighbour
 
 if TYPE_CHECKING:
@@ -126,7 +125,7 @@ class SlideModule(Module):
 
     def filter_open_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """Entering the Slide by its other entrance is priced at its 3 torches."""
-        return kind_changed(found, "enter", partial(_repriced, game))
+        return [_repriced(game, a) if a.action == "enter" else a for a in found]
 
     def reminders(self, game: GameView) -> list[str]:
         """Cyclops: a hand before one eye."""
