@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState
 from rules.module_protocol import GameView
-from rules.open_action import OpenAction, priced, unjoined_neighbours
+from rules.open_action import OpenAction, icons_needed, priced, pricer, unjoined_neighbours
 from rules.vocabulary import GOLDEN_MASK, KEY, Cell, opposite, plural, side_towards
 
 
@@ -23,20 +22,20 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     chamber = game.temple.at(here)
     assert chamber is not None
     found: list[OpenAction] = []
+    price = pricer(game, [player])  # moving and escaping are paid by the player alone
     pile_left = game.draw_pile_size() > 0
     trapped = _held_back(game, player, False)
     held = _held_back(game, player, True)  # what stops a discovery
     shut_side = game.module_hooks("shut_side")
     closed_tile = game.module_hooks("closed_tile")
+    enter_variants = game.module_hooks("enter_variants")
     for side, cell in game.temple.passages(here):
         if any(hook(game, player, chamber, side, False) for hook in shut_side):
             continue  # an inner wall (module 4), the slide's stairway (module 7)
         target = game.temple.at(cell)
         if target is None:
             found.append(
-                priced(
-                    game,
-                    [player],
+                price(
                     DIE_ICONS_TO_DISCOVER,
                     "discover",
                     f"discover a chamber to the {side}",
@@ -44,21 +43,19 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
                     held or (None if pile_left else "no tiles left in the draw pile"),
                 )
             )
-        elif any(hook(game, target.tile) for hook in closed_tile):
+        elif closed_tile and any(hook(game, target.tile) for hook in closed_tile):
             continue  # nobody enters the ghost or obelisk chamber (module 5)
         elif opposite(side) in target.open_sides:
             found.append(
-                priced(
-                    game,
-                    [player],
-                    Counter(target.tile.enter),
+                price(
+                    icons_needed(target.tile.enter),
                     "enter",
                     f"enter {target.tile.name} ({side})",
                     {"type": "enter", "player": player_id, "cell": list(cell)},
                     trapped,
                 )
             )
-            for hook in game.module_hooks("enter_variants"):
+            for hook in enter_variants:
                 found.extend(hook(game, player, target, side))
     for a, b in game.secret_passages:
         if here in (a, b):
@@ -69,10 +66,8 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
             target = game.temple.at(other)
             assert target is not None
             found.append(
-                priced(
-                    game,
-                    [player],
-                    Counter(target.tile.enter),
+                price(
+                    icons_needed(target.tile.enter),
                     "enter",
                     f"enter {target.tile.name} (secret passage)",
                     {"type": "enter", "player": player_id, "cell": list(other)},
@@ -84,9 +79,7 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
         found.extend(hook(game, player))
     if chamber.tile.kind == "exit":
         found.append(
-            priced(
-                game,
-                [player],
+            price(
                 {KEY: game.keys_to_escape},
                 "escape",
                 f"escape ({plural(game.keys_to_escape, 'key')} by yourself)",

@@ -262,7 +262,7 @@ class Game:
 
     def players_in(self, cell: Cell) -> list[PlayerState]:
         """Return the players inside the chamber at `cell`, in setup order."""
-        return [p for p in self.players.values() if p.inside and p.cell == cell]
+        return [p for p in self.players.values() if p.cell == cell and not p.escaped]
 
     def draw_pile_size(self) -> int:
         """Return how many tiles may still be discovered."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules import module_quests as quests
@@ -16,13 +17,14 @@ from rules.errors import Rejection
 from rules.module_characters_events import UseAbility
 from rules.module_protocol import GameView, Module
 from rules.module_special import arrives_in_rear, side_in_rear
-from rules.open_action import OpenAction
+from rules.open_action import OpenAction, icons_needed, pricer
 from rules.open_action import priced as _priced
 from rules.vocabulary import (
     ADVENTURER,
     BLACK_MASK,
     GOLDEN_MASK,
     KEY,
+    OFFSETS,
     SIDES,
     TORCH,
     Cell,
@@ -215,9 +217,10 @@ def real_dice(game: GameView, payer: PlayerState, used: Counter[str]) -> Counter
 
 def any_payment_ability(game: GameView, payers: list[PlayerState]) -> bool:
     """Tell whether a payer's card changes what his dice are worth."""
-    if CHARACTERS_MODULE not in game.setup.modules:
-        return False
-    return not PAYMENT_CARDS.isdisjoint([p.ability for p in payers])
+    for payer in payers:
+        if payer.ability in PAYMENT_CARDS:
+            return CHARACTERS_MODULE in game.setup.modules
+    return False
 
 
 def unlock_limit(game: GameView, helper: PlayerState) -> int:
@@ -439,6 +442,10 @@ def _follow(game: GameView, player: PlayerState, event: UseAbility) -> Any:
     return apply
 
 
+_STEPS = tuple((side, opposite(side), OFFSETS[side]) for side in SIDES)
+"""Each side, the side facing it, and the step it makes on the grid."""
+
+
 def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple[Cell, list[Cell]]]:
     """Chambers the Discoverer may run to in up to `steps` moves, with the shortest path to
     each (open passages, never into the ghost or obelisk chamber)."""
@@ -450,17 +457,23 @@ def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple
     shut = game.quests is not None
     shut_side = game.module_hooks("shut_side")
     closed_tile = game.module_hooks("closed_tile")
+    doubles = game.special is not None  # only then has a double chamber two halves (module 4)
+    at = game.temple.at
     for _ in range(steps):
         nxt = []
         for cell in frontier:
-            placed = game.temple.at(cell)
+            placed = at(cell)
             assert placed is not None
-            for side in (s for s in SIDES if s in placed.open_sides):  # the same path each run
-                other = neighbour(cell, side)
-                if other in paths or side_in_rear(game, placed, side) not in (None, halves[cell]):
+            halved = doubles and placed.tile.special == "double"
+            x, y = cell
+            for side, facing, (dx, dy) in _STEPS:  # in this order: the same path each run
+                if side not in placed.open_sides:
                     continue
-                target = game.temple.at(other)
-                if target is None or opposite(side) not in target.open_sides:
+                other = (x + dx, y + dy)
+                if other in paths or (halved and side_in_rear(game, placed, side) != halves[cell]):
+                    continue
+                target = at(other)
+                if target is None or facing not in target.open_sides:
                     continue
                 if shut and target.tile.quest in ("ghost", "obelisk"):
                     continue
@@ -469,7 +482,8 @@ def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple
                 if any(hook(game, target.tile) for hook in closed_tile):
                     continue
                 paths[other] = [*paths[cell], other]
-                halves[other] = arrives_in_rear(game, other, cell)
+                two_halves = doubles and target.tile.special == "double"
+                halves[other] = two_halves and arrives_in_rear(game, other, cell)
                 nxt.append(other)
             for a, b in game.secret_passages:
                 passage_end = b if a == cell else a if b == cell else None
@@ -648,6 +662,12 @@ class CharactersModule(Module):
 # ----- open actions (rules/actions.py asks for them through the protocol) ---------------
 
 
+@lru_cache(maxsize=16)
+def _away(steps: int) -> str:
+    """`2 chambers away`, written once per count."""
+    return plural(steps, "chamber") + " away"
+
+
 _TURNS = (("a quarter turn clockwise", 1), ("a half turn", 2), ("a quarter turn anticlockwise", 3))
 
 
@@ -662,17 +682,19 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     down = None if player.charged or not card.activatable else "card face down until the slam"
     found: list[OpenAction] = []
 
+    price = pricer(game, [player])
+    cost = icons_needed(card.cost)
+
     def priced(label: str, event: dict[str, Any], choices: Any = None) -> None:
-        action = _priced(game, [player], Counter(card.cost), "ability", label, event, down)
-        if choices is not None:
-            action = OpenAction(**{**action.__dict__, "choices": choices})
+        action = price(cost, "ability", label, event, down)
+        action.choices = choices  # just built: nobody else holds it yet
         found.append(action)
 
     if ability_id == "discoverer-run":
         choices = [
             {
                 "name": game.temple.at(cell).tile.name,  # type: ignore[union-attr]
-                "note": plural(len(path), "chamber") + " away",
+                "note": _away(len(path)),
                 "event": {**base, "cells": [list(c) for c in path]},
             }
             for cell, path in reachable(game, player)
@@ -691,16 +713,11 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         for placed in game.temple:
             if placed.tile.kind == "start":
                 continue
-            now = SIDES.index(placed.stairs)
+            name, now, (x, y) = placed.tile.name, SIDES.index(placed.stairs), placed.cell
             for words, turns in _TURNS:
-                stairs = SIDES[(now + turns) % 4]
-                choices.append(
-                    {
-                        "name": placed.tile.name,
-                        "note": words,
-                        "event": {**base, "cell": list(placed.cell), "stairs": stairs},
-                    }
-                )
+                event = {"type": "ability", "player": pid, "cell": [x, y]}
+                event["stairs"] = SIDES[(now + turns) % 4]
+                choices.append({"name": name, "note": words, "event": event})
         if choices:
             priced("turn a chamber (2 torches)", base, choices)
     elif ability_id in ("mentalist-follow", "mentalist-teleport"):

@@ -15,7 +15,7 @@ from rules.errors import Rejection
 from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module
 from rules.modules import CURSES_MODULE, CurseCard, curse_cards_in_play
-from rules.open_action import OpenAction, priced
+from rules.open_action import OpenAction, pricer
 from rules.vocabulary import Cell, plural
 
 if TYPE_CHECKING:
@@ -162,26 +162,35 @@ def _lift_cost(lift: tuple[str, ...]) -> Mapping[str, int]:
     return MappingProxyType(Counter(lift))
 
 
+@cache
+def _lifts(modules: tuple[str, ...]) -> Mapping[str, tuple[Mapping[str, int], str] | None]:
+    """Each curse card in play (a Queenie module's too): its lifting roll and its lift's label
+    (None: no roll lifts it), built once per set of modules."""
+    return MappingProxyType(
+        {
+            card_id: (_lift_cost(card.lift), f"lift the curse {card.name} (by yourself)")
+            if card.liftable
+            else None
+            for card_id, card in curse_cards_in_play(modules).items()
+        }
+    )
+
+
 def _curse_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     """Curses to draw and lift, a die to lose; a `curse` event still needs the card drawn."""
 
     pid = player.player_id
-    cards = curse_cards_in_play(game.setup.modules)  # a Queenie module's cards too
+    lifts = _lifts(tuple(game.setup.modules))
     found: list[OpenAction] = []
     if player.curses_to_draw:
         found.append(OpenAction("curse", "draw a curse card", {"type": "curse", "player": pid}))
+    price = pricer(game, [player])  # every lift is paid by the player alone
     for card_id in player.curses:
-        card = cards[card_id]
-        found.append(
-            priced(
-                game,
-                [player],
-                _lift_cost(card.lift),
-                "lift",
-                f"lift the curse {card.name} (by yourself)",
-                {"type": "lift", "player": pid, "card": card_id},
-            )
-        )
+        lift = lifts[card_id]
+        if lift is not None:
+            need, label = lift
+            event = {"type": "lift", "player": pid, "card": card_id}
+            found.append(price(need, "lift", label, event))
         if card_id == "lost_dice" and player.dice:
             found.append(
                 OpenAction(

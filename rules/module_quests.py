@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules import event_values as read
@@ -14,7 +15,7 @@ from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module
-from rules.open_action import OpenAction, describe_icons, priced
+from rules.open_action import OpenAction, describe_icons, icons_needed, priced, pricer
 from rules.vocabulary import ADVENTURER, GOLDEN_MASK, KEY, SIDES, TORCH, Cell, neighbour, plural
 
 if TYPE_CHECKING:
@@ -516,6 +517,12 @@ def _quest_markers(game: GameView) -> str | None:
     return f"{plural(game.quests.markers_left, 'quest marker')} still on the gem depot"
 
 
+@lru_cache(maxsize=64)
+def _task_label(name: str, icons: tuple[str, ...]) -> str:
+    """`Task tile 1: 2 keys and 2 torches together`, written once per tile."""
+    return f"{name}: {describe_icons(icons_needed(icons))} together"
+
+
 def _quest_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     """The quests' actions open to a player where he stands (module 5, pages 17-19)."""
 
@@ -556,16 +563,15 @@ def _quest_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
                 )
             )
     elif quest == "task":
+        price = pricer(game, together)
         for tile in TASK_TILES.values():
             if tile.tile_id in state.tasks_done:
                 continue
             found.append(
-                priced(
-                    game,
-                    together,
-                    Counter(tile.icons),
+                price(
+                    icons_needed(tile.icons),
                     "task",
-                    f"{tile.name}: {describe_icons(Counter(tile.icons))} together",
+                    _task_label(tile.name, tile.icons),
                     {"type": "task", "players": ids, "tile": tile.tile_id},
                 )
             )

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules import event_values as read
@@ -494,6 +496,12 @@ def _linked(game: GameView, player: PlayerState) -> list[OpenAction]:
     ]
 
 
+@lru_cache(maxsize=256)
+def _carrying(enter: tuple[str, ...]) -> Mapping[str, int]:
+    """What entering a chamber costs carrying the chalice, read-only, built once per cost."""
+    return MappingProxyType(Counter(enter) + CHALICE_TOLL)
+
+
 def _carry(
     game: GameView, player: PlayerState, enter: tuple[str, ...], name: str, cell: Cell, side: str
 ) -> OpenAction:
@@ -502,7 +510,7 @@ def _carry(
     return priced(
         game,
         [player],
-        Counter(enter) + CHALICE_TOLL,
+        _carrying(enter),
         "carry",
         f"carry the chalice into {name} ({side})",
         {"type": "enter", "player": player.player_id, "cell": list(cell), "chalice": True},

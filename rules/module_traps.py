@@ -338,7 +338,7 @@ class TrapsModule(Module):
         self, game: GameView, player: PlayerState, chamber: PlacedTile, side: str, passage: bool
     ) -> bool:
         """Nobody leaves the slide trap by its stairway."""
-        return not passage and trap_at(game, chamber.cell) == "slide" and side == chamber.stairs
+        return not passage and side == chamber.stairs and trap_of(game, chamber.tile) == "slide"
 
     def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
         """Off a cliff, the invocation's summons, the moving platform."""
@@ -350,8 +350,6 @@ class TrapsModule(Module):
 
 def _trap_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     """Off a cliff, the invocation's summons, the moving platform (module 7, page 23)."""
-    from rules.narrative import place_name  # here: it imports the engine
-
     state = game.traps
     assert state is not None
     pid = player.player_id
@@ -381,6 +379,8 @@ def _trap_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
             )
         )
     if kind == "platform" and state.platform_waits:
+        from rules.narrative import place_name  # here: it imports the engine
+
         spots = platform_spots(game)
         found.append(
             OpenAction(

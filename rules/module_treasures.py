@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from functools import cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rules import event_values as read
@@ -216,11 +218,11 @@ def _treasure_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
                 {"type": "claim", "player": pid},
             )
         )
-    tiles = treasures_in_play(game.setup.modules)
+    uses = _plain_uses(tuple(game.setup.modules))
     blockers = game.module_hooks("treasure_blocked")
     for treasure_id in dict.fromkeys(player.treasures):
-        tile = tiles[treasure_id]
-        if tile.icons or tile.own_actions:
+        label = uses[treasure_id]
+        if label is None:
             continue  # spent with a paying action (its `treasures`), or its module lists it
         if treasure_id == "secret_passage":
             found.append(
@@ -250,10 +252,19 @@ def _treasure_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
             blocked = blocked or hook(game, player, treasure_id)
         found.append(
             OpenAction(
-                "use",
-                f"use the {tile.name}",
-                {"type": "use", "player": pid, "treasure": treasure_id},
-                blocked=blocked,
+                "use", label, {"type": "use", "player": pid, "treasure": treasure_id}, {}, blocked
             )
         )
     return found
+
+
+@cache
+def _plain_uses(modules: tuple[str, ...]) -> Mapping[str, str | None]:
+    """Each treasure in play: the label of its plain `use`, or None for one spent with a paying
+    action or listed by its module (built once per set of modules)."""
+    return MappingProxyType(
+        {
+            treasure_id: None if tile.icons or tile.own_actions else f"use the {tile.name}"
+            for treasure_id, tile in treasures_in_play(modules).items()
+        }
+    )

@@ -131,6 +131,8 @@ class CurseCard:
     """How many of this card the pile holds (page 10: 14 curse cards; the counts printed
     beside the cards, 3 2 2 2 3 2, read in the order the cards are listed; one Soul exchange
     with module 4's expansion)."""
+    liftable: bool = True
+    """False for a card no roll lifts (the maze's, Queenie 8): module 1 lists no lift for it."""
 
     @property
     def lift_need(self) -> Counter[str]:

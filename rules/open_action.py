@@ -4,8 +4,10 @@ engine, the open actions and the modules' open-action hooks share it."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from functools import lru_cache, partial
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rules.module_protocol import GameView
@@ -20,6 +22,12 @@ def describe_icons(icons: Mapping[str, int]) -> str:
     """Write a multiset of icons in words: `1 adventurer and 2 keys`."""
     parts = [plural(icons.get(face, 0), face) for face in FACES if face in icons]
     return " and ".join(parts) if parts else "nothing"
+
+
+@lru_cache(maxsize=256)
+def icons_needed(icons: tuple[str, ...]) -> Mapping[str, int]:
+    """A cost printed as icons (`("torch", "torch")`) as a read-only multiset, built once."""
+    return MappingProxyType(Counter(icons))
 
 
 # Not frozen: a frozen dataclass's __init__ costs twice as much, and a listing builds hundreds
@@ -66,6 +74,19 @@ class OpenAction:
         }
 
 
+_FIELDS = frozenset(f.name for f in fields(OpenAction))
+
+
+def changed(action: OpenAction, **changes: Any) -> OpenAction:
+    """`dataclasses.replace` for an open action, without its walk of the fields (a listing
+    copies many): a new action with the same values, but `changes`."""
+    if not _FIELDS.issuperset(changes):
+        raise TypeError(f"an open action has no field {sorted(set(changes) - _FIELDS)[0]!r}")
+    copy = object.__new__(OpenAction)
+    copy.__dict__.update(action.__dict__, **changes)
+    return copy
+
+
 def priced(
     game: GameView,
     payers: Iterable[PlayerState],
@@ -76,12 +97,55 @@ def priced(
     blocked: str | None = None,
 ) -> OpenAction:
     """Build an open action whose cost is `need`, paid by `payers` together."""
+    if type(payers) is not list:
+        payers = list(payers)
+    if not game.setup.track_dice:
+        return _unpriced(need, action, label, event, blocked)
+    showing = _showing(game, payers, need)
+    free = payers[0].free_dice if len(payers) == 1 else sum([p.free_dice for p in payers])
+    return _priced_with(showing, free, need, action, label, event, blocked)
+
+
+Price = Callable[..., OpenAction]
+"""`priced` for given payers: called with the need, action, label, event (and blocked)."""
+
+
+def pricer(game: GameView, payers: Iterable[PlayerState]) -> Price:
+    """`priced` for many actions paid by the same payers: what their dice show is read once
+    (each need apart only where a module changes what their dice are worth)."""
     payers = list(payers)
     if not game.setup.track_dice:
-        return OpenAction(
-            action, label, event, blocked=blocked, need={i: n for i, n in need.items() if n > 0}
-        )
-    showing = _showing(game, payers, need)
+        return _unpriced
+    showing = _plain_showing(game, payers)
+    if showing is None:
+        return partial(priced, game, payers)
+    return partial(_priced_with, showing, sum([p.free_dice for p in payers]))
+
+
+def _unpriced(
+    need: Mapping[str, int],
+    action: str,
+    label: str,
+    event: dict[str, Any],
+    blocked: str | None = None,
+) -> OpenAction:
+    """The open action costing `need` where the dice are not followed (no odds)."""
+    return OpenAction(
+        action, label, event, blocked=blocked, need={i: n for i, n in need.items() if n > 0}
+    )
+
+
+def _priced_with(
+    showing: Mapping[str, int],
+    free: int,
+    need: Mapping[str, int],
+    action: str,
+    label: str,
+    event: dict[str, Any],
+    blocked: str | None = None,
+) -> OpenAction:
+    """The open action costing `need`, for payers whose dice show `showing` (in what they are
+    worth towards it) with `free` dice not locked."""
     cost: dict[str, int] = {}
     missing: dict[str, int] = {}
     kept = 0  # the dice showing what is needed, kept for the next roll
@@ -95,28 +159,11 @@ def priced(
         else:
             kept += n
     if not missing:
-        return OpenAction(
-            action,
-            label,
-            event,
-            blocked=blocked,
-            chance_next_roll=1.0,
-            expected_rolls=0.0,
-            need=cost,
-        )
-    rerollable = sum(p.free_dice for p in payers) - kept
+        return OpenAction(action, label, event, missing, blocked, 1.0, 0.0, cost)
     # `missing` counts are all positive: sorted, it is already `as_need(missing)`.
-    chance, rolls = roll_odds(max(rerollable, 0), tuple(sorted(missing.items())))
-    return OpenAction(
-        action,
-        label,
-        event,
-        missing=missing,
-        blocked=blocked,
-        chance_next_roll=chance,
-        expected_rolls=rolls,
-        need=cost,
-    )
+    need_key = tuple(missing.items()) if len(missing) == 1 else tuple(sorted(missing.items()))
+    chance, rolls = roll_odds(free - kept if free > kept else 0, need_key)
+    return OpenAction(action, label, event, missing, blocked, chance, rolls, cost)
 
 
 def _showing(
@@ -130,9 +177,22 @@ def _showing(
             for payer in payers:
                 showing.update(worth.payment_view(game, payer, need))
             return showing
+    return _together(payers)
+
+
+def _plain_showing(game: GameView, payers: list[PlayerState]) -> Mapping[str, int] | None:
+    """What the payers' dice show together, whatever is needed; None where a module changes
+    what their dice are worth (that depends on the need)."""
+    for hook in game.module_hooks("pays_differently"):
+        if hook(game, payers):
+            return None
+    return _together(payers)
+
+
+def _together(payers: list[PlayerState]) -> Mapping[str, int]:
     if len(payers) == 1:
         return payers[0].showing
-    showing = Counter()
+    showing: Counter[str] = Counter()
     for payer in payers:
         showing.update(payer.showing)
     return showing

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from rules.catalog import TileDef
-from rules.vocabulary import SIDES, Cell, neighbour, opposite, rotate
+from rules.vocabulary import SIDES, Cell, neighbour, opposite, rotate, side_towards
 
 
 def quarter_turns_for(stairs: str) -> int:
@@ -44,7 +44,11 @@ class Temple:
 
     def __init__(self) -> None:
         self._by_cell: dict[Cell, PlacedTile] = {}
-        self._placed_ids: set[str] = set()
+        self._by_tile: dict[str, PlacedTile] = {}
+        self._by_feature: dict[str, list[PlacedTile]] = {}
+        """The chambers of each feature (a Queenie chamber's), in the order they were placed."""
+        self._starts: list[PlacedTile] = []
+        """The starting chamber (a list: while a game is laid out, it may not be there yet)."""
 
     def __iter__(self) -> Iterator[PlacedTile]:
         return iter(self._by_cell.values())
@@ -58,35 +62,51 @@ class Temple:
 
     def is_placed(self, tile_id: str) -> bool:
         """Tell whether the tile with this id lies in the temple."""
-        return tile_id in self._placed_ids
+        return tile_id in self._by_tile
+
+    def with_tile(self, tile_id: str) -> PlacedTile | None:
+        """Return the chamber of the tile with this id, if it lies in the temple."""
+        return self._by_tile.get(tile_id)
+
+    def with_feature(self, feature: str) -> PlacedTile | None:
+        """Return the first chamber placed (of those still lying) whose tile has `feature`."""
+        found = self._by_feature.get(feature)
+        return found[0] if found else None
 
     def place(self, tile: TileDef, cell: Cell, stairs: str) -> PlacedTile:
         """Lay `tile` at the empty `cell` with its stairway facing `stairs`."""
         if cell in self._by_cell:
             raise ValueError(f"cell {list(cell)} already holds a chamber")
-        if tile.tile_id in self._placed_ids:
+        if tile.tile_id in self._by_tile:
             raise ValueError(f"tile {tile.tile_id!r} is already in the temple")
         placed = PlacedTile(tile, cell, stairs)
         self._by_cell[cell] = placed
-        self._placed_ids.add(tile.tile_id)
+        self._by_tile[tile.tile_id] = placed
+        if tile.feature is not None:
+            self._by_feature.setdefault(tile.feature, []).append(placed)
+        if tile.kind == "start":
+            self._starts.append(placed)
         return placed
 
     def remove(self, cell: Cell) -> PlacedTile:
         """Take the chamber at `cell` out of the temple (an illusion chamber vanishing); its
         tile may be discovered again."""
         placed = self._by_cell.pop(cell)
-        self._placed_ids.discard(placed.tile.tile_id)
+        del self._by_tile[placed.tile.tile_id]
+        if placed.tile.feature is not None:
+            same = self._by_feature[placed.tile.feature]
+            same[:] = [p for p in same if p is not placed]
+        if placed.tile.kind == "start":
+            self._starts[:] = [p for p in self._starts if p is not placed]
         return placed
 
     def connected(self, a: Cell, b: Cell) -> bool:
         """Tell whether chambers at `a` and `b` are neighbours with open doors facing each other."""
-        first, second = self.at(a), self.at(b)
+        first, second = self._by_cell.get(a), self._by_cell.get(b)
         if first is None or second is None:
             return False
-        return any(
-            neighbour(a, side) == b and opposite(side) in second.open_sides
-            for side in first.open_sides
-        )
+        side = side_towards(a, b)
+        return side is not None and side in first.open_sides and opposite(side) in second.open_sides
 
     def passages(self, cell: Cell) -> list[tuple[str, Cell]]:
         """Return `(side, neighbour)` for every open side of the chamber at `cell`."""
@@ -97,4 +117,4 @@ class Temple:
 
     def start_cell(self) -> Cell:
         """Return the cell of the starting chamber."""
-        return next(p.cell for p in self if p.tile.kind == "start")
+        return next(p.cell for p in self._starts)  # the first placed, as a walk of the temple

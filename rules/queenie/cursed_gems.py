@@ -193,7 +193,8 @@ class CursedGemsModule(Module):
             {"name": f"it shows {tile}", "event": {**base, "location": tile}}
             for tile in possible_tiles(state, cell)
         ]
-        return [replace(action, choices=choices)]
+        action.choices = choices  # just built: nobody else holds it yet
+        return [action]
 
     def tell(self, game: GameView, event: Mapping[str, Any]) -> str | None:
         """Say a look at a location tile."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from functools import cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rules.errors import Rejection
@@ -87,24 +89,20 @@ class DoomedModule(Module):
 
     def filter_open_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """A Doomed player's escape is greyed out."""
-        return [_bar_escape(game, action) for action in found]
+        return [_bar_escape(game, a) if a.action == "escape" else a for a in found]
 
     def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
         """Counterspell on each curse, when the player has more than one to choose from (module
         2 lists the plain use, which discards his only curse)."""
         if COUNTERSPELL not in player.treasures or len(set(player.curses)) < 2:
             return []
-        cards = curse_cards_in_play(game.setup.modules)
+        labels = _counterspell_labels(tuple(game.setup.modules))
+        pid = player.player_id
         return [
             OpenAction(
                 "use",
-                f"use the Counterspell on {cards[card].name}",
-                {
-                    "type": "use",
-                    "player": player.player_id,
-                    "treasure": COUNTERSPELL,
-                    "card": card,
-                },
+                labels[card],
+                {"type": "use", "player": pid, "treasure": COUNTERSPELL, "card": card},
             )
             for card in player.curses
         ]
@@ -158,6 +156,17 @@ def _countered(game: GameView, player: PlayerState, event: Mapping[str, Any]) ->
 
 def _doomed_words(player: PlayerState) -> str:
     return f"{player.player_id} is cursed (Doomed): he may not escape until the curse is lifted"
+
+
+@cache
+def _counterspell_labels(modules: tuple[str, ...]) -> Mapping[str, str]:
+    """The label of the Counterspell on each curse card in play, built once per module set."""
+    return MappingProxyType(
+        {
+            card_id: f"use the Counterspell on {card.name}"
+            for card_id, card in curse_cards_in_play(modules).items()
+        }
+    )
 
 
 def _bar_escape(game: GameView, action: Any) -> Any:

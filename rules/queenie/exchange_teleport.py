@@ -104,7 +104,7 @@ def ex_state(game: GameView) -> ExchangeState:
 
 def chamber_with(game: GameView, feature: str) -> PlacedTile | None:
     """The chamber of the temple with this feature, if it is discovered."""
-    return next((p for p in game.temple if p.tile.feature == feature), None)
+    return game.temple.with_feature(feature)
 
 
 def stands_in(game: GameView, player: PlayerState, feature: str) -> bool:
@@ -122,7 +122,7 @@ def exchanged(game: GameView) -> list[str]:
 def token_chamber(game: GameView) -> PlacedTile | None:
     """The chamber the teleporter token lies in (None while it is held or not yet found)."""
     tile = ex_state(game).token_tile
-    return next((p for p in game.temple if p.tile.tile_id == tile), None)
+    return None if tile is None else game.temple.with_tile(tile)
 
 
 def teleport_target(game: GameView, player: PlayerState) -> PlacedTile | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rules import event_values as read
@@ -127,10 +126,10 @@ class MapModule(Module):
 
 def _map_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     """`travel by the map`, with a choice for each chamber it may take the player to."""
-    from rules.narrative import place_name  # here: it imports the engine
-
     if not in_map(game, player):
         return []
+    from rules.narrative import place_name  # here: it imports the engine (and only here)
+
     pid = player.player_id
     start = game.temple.start_cell()
     choices = []
@@ -154,7 +153,8 @@ def _map_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     action = priced(
         game, [player], TRAVEL, "map_travel", "travel by the map (2 torches)", base, held
     )
-    return [replace(action, choices=choices)]
+    action.choices = choices  # just built: nobody else holds it yet
+    return [action]
 
 
 MODULE = MapModule

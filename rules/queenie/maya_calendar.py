@@ -477,7 +477,10 @@ class MayaCalendarModule(Module):
 
     def filter_open_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """Gem activations the calendar refuses, greyed out with the reason."""
-        return [_greyed(game, action) for action in found]
+        return [
+            a if type(a) is OpenAction and a.event.get("type") != "activate" else _greyed(game, a)
+            for a in found
+        ]
 
     def open_actions(self, game: GameView, player: PlayerState) -> list[OpenAction]:
         """Tiles to draw, the calendar chamber's swap, dice to take back, advancing."""

@@ -15,9 +15,9 @@ from rules.errors import Rejection
 from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module, Spends
 from rules.modules import CurseCard, TreasureTile, treasures_in_play
-from rules.open_action import OpenAction, priced
+from rules.open_action import OpenAction, changed, priced
 from rules.temple import PlacedTile
-from rules.vocabulary import ADVENTURER, SIDES, TORCH, Cell, neighbour, side_towards
+from rules.vocabulary import ADVENTURER, OFFSETS, SIDES, TORCH, Cell, neighbour, side_towards
 
 if TYPE_CHECKING:
     from rules.engine import PlayerState
@@ -195,7 +195,7 @@ def relay(
 
 
 def _placed_with(game: GameView, feature: str) -> PlacedTile | None:
-    return next((p for p in game.temple if p.tile.feature == feature), None)
+    return game.temple.with_feature(feature)
 
 
 def state_of(game: GameView) -> MazeState:
@@ -322,13 +322,21 @@ def gear_choices(game: GameView, payers: list[str]) -> list[dict[str, Any]]:
     from rules.narrative import place_name  # here: it imports the engine
 
     start = game.temple.start_cell()
+    taken = {p.cell for p in game.temple}
     found = []
     for kind, axis in (("row", 1), ("column", 0)):
-        for number in sorted({p.cell[axis] for p in game.temple}):
-            tiles = _line_tiles(game, kind, number)
+        lines: dict[int, list[PlacedTile]] = {}
+        for placed in game.temple:  # each line's chambers in temple order, as `_line_tiles`
+            lines.setdefault(placed.cell[axis], []).append(placed)
+        for number in sorted(lines):
+            tiles = lines[number]
             through = None
             for towards in SIDES:
-                if slide_blocker(game, tiles, towards) is not None:
+                dx, dy = OFFSETS[towards]
+                # `slide_blocker`'s test on the cells: a chamber beside one of the line's and not
+                # in the line; sliding along the line, the chamber beside is always in it
+                leaving = dy if axis == 1 else dx
+                if leaving and any((p.cell[0] + dx, p.cell[1] + dy) in taken for p in tiles):
                     continue
                 if through is None:  # once a line: every way of it goes through this chamber
                     through = place_name(tiles[0].cell, start)
@@ -444,6 +452,7 @@ CURSES: Mapping[str, CurseCard] = {
             "2, everybody loses at once",
             (),
             MAZE_MODULE,
+            liftable=False,
         ),
         CurseCard(
             "misinformation",
@@ -451,6 +460,7 @@ CURSES: Mapping[str, CurseCard] = {
             "cannot be removed: yell 'I found the exit' twice at every chamber you discover",
             (),
             MAZE_MODULE,
+            liftable=False,
         ),
     )
 }
@@ -462,21 +472,25 @@ TREASURE_TILES: tuple[TreasureTile, ...] = (
         "Short cut",
         "when you discover a chamber, pick it from the whole draw pile (shuffle it afterwards)",
         module=MAZE_MODULE,
+        own_actions=True,
     ),
     TreasureTile(
         "time_out",
         "Time out",
         "pause the music to talk it over: nobody rolls until play is pressed again",
         module=MAZE_MODULE,
+        own_actions=True,
     ),
     TreasureTile(
         "genie_lamp",
         "Genie lamp",
         "take the treasure you like of the top 3 of the stack; the others go to the bottom",
         module=MAZE_MODULE,
+        own_actions=True,
     ),
 )
-"""The maze's three treasures, two tiles each (page 30)."""
+"""The maze's three treasures, two tiles each (page 30), each used its own way: the Short cut
+with a discovery, the others with their own events (module 2 lists no plain `use`)."""
 
 
 class MazeModule(Module):
@@ -608,13 +622,13 @@ class MazeModule(Module):
         return _maze_actions(game, player)
 
     def filter_last_actions(self, game: GameView, found: list[Any]) -> list[Any]:
-        """No lifting the maze's curses, no plain `use` of its treasures; a discovery with the
-        Short cut beside each discovery of its holder."""
-        kept = [a for a in found if not _superseded(a)]
-        for action in list(kept):
+        """A discovery with the Short cut beside each discovery of its holder (the maze's curses
+        have no lift listed, its treasures no plain `use`: see their cards and tiles)."""
+        kept = list(found)
+        for action in found:
             if action.action == "discover" and _holds(game, action.event, "short_cut"):
                 kept.append(
-                    dataclasses.replace(
+                    changed(
                         action,
                         label=f"{action.label} with the Short cut (pick it, then shuffle the pile)",
                         event={**action.event, "short_cut": True},
@@ -643,13 +657,6 @@ class MazeModule(Module):
         if state_of(game).paused_by == player.player_id:
             return [{"token": "time_out", "label": "Time out: the music is paused"}]
         return []
-
-
-def _superseded(action: Any) -> bool:
-    event = action.event
-    if action.action == "lift" and event.get("card") in UNREMOVABLE:
-        return True
-    return bool(action.action == "use" and event.get("treasure") in OWN_TREASURES)
 
 
 def _holds(game: GameView, event: Mapping[str, Any], treasure: str) -> bool:
@@ -684,7 +691,8 @@ def _maze_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
             {"type": "gear", "players": payers},
             blocked,
         )
-        found.append(dataclasses.replace(action, choices=choices))
+        action.choices = choices  # just built: nobody else holds it yet
+        found.append(action)
     if state.paused_by is None and "time_out" in player.treasures:
         found.append(
             OpenAction(

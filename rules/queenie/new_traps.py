@@ -157,8 +157,11 @@ def _where(game: GameView, cell: Cell) -> str:
 
 def gate_between(game: GameView, a: Cell, b: Cell) -> str | None:
     """The gated entrance of the start between `a` and `b`, or None."""
+    gates = _state(game).gates
+    if not gates:
+        return None
     start = game.temple.start_cell()
-    for side in _state(game).gates:
+    for side in gates:
         if {a, b} == {start, neighbour(start, side)}:
             return side
     return None
@@ -562,6 +565,8 @@ def _beast(pid: str) -> dict[str, Any]:
 def _rescues(game: GameView, player: PlayerState) -> list[OpenAction]:
     state = _state(game)
     assert player.cell is not None
+    if not state.quicksand:
+        return []  # nobody to pull out
     found = []
     helpers = [player] + [
         p for p in game.players_in(player.cell) if p is not player and caught(game, p) is None

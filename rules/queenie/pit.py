@@ -233,7 +233,7 @@ def _pit_of(game: GameView, player: PlayerState) -> PlacedTile:
 
 
 def _placed_pit(game: GameView) -> PlacedTile | None:
-    return next((p for p in game.temple if p.tile.feature == PIT), None)
+    return game.temple.with_feature(PIT)
 
 
 def _who(event: Mapping[str, Any]) -> str:

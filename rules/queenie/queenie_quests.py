@@ -179,7 +179,8 @@ def _cell_of(game: GameView, quest: str) -> Cell | None:
     """Where the new quest chamber lies, if discovered (only a quest in play counts)."""
     if quest not in _state(game).quests:
         return None
-    return next((p.cell for p in game.temple if p.tile.feature == quest), None)
+    placed = game.temple.with_feature(quest)
+    return None if placed is None else placed.cell
 
 
 def _open_quest(game: GameView, quest: str) -> Cell:

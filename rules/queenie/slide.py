@@ -127,7 +127,7 @@ class SlideModule(Module):
 
     def filter_open_actions(self, game: GameView, found: list[Any]) -> list[Any]:
         """Entering the Slide by its other entrance is priced at its 3 torches."""
-        return [_repriced(game, action) for action in found]
+        return [_repriced(game, a) if a.action == "enter" else a for a in found]
 
     def reminders(self, game: GameView) -> list[str]:
         """Cyclops: a hand before one eye."""

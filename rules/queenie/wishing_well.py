@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rules import event_values as read
@@ -224,7 +224,8 @@ def _wish_choices(game: GameView, player: PlayerState) -> list[dict[str, Any]]:
     """Each thing the well may give the player now."""
     from rules.narrative import curse_name  # here: it imports the engine
 
-    base = {"type": "wish", "player": player.player_id}
+    pid = player.player_id
+    base = {"type": "wish", "player": pid}
     choices: list[dict[str, Any]] = []
     if TREASURES_MODULE in game.setup.modules:
         for treasure_id, tile in treasures_in_play(game.setup.modules).items():
@@ -232,16 +233,24 @@ def _wish_choices(game: GameView, player: PlayerState) -> list[dict[str, Any]]:
                 {
                     "name": f"draw a treasure: {tile.name}",
                     "note": "the tile you drew",
-                    "event": {**base, "wish": "treasure", "treasure": treasure_id},
+                    "event": {
+                        "type": "wish",
+                        "player": pid,
+                        "wish": "treasure",
+                        "treasure": treasure_id,
+                    },
                 }
             )
     if CURSES_MODULE in game.setup.modules:
+        cards = curse_cards_in_play(game.setup.modules)
         for card_id in dict.fromkeys(player.curses):
+            card = cards.get(card_id)  # a card in play is named as `curse_name` names it
+            name = card.name if card is not None else curse_name(card_id)
             choices.append(
                 {
-                    "name": f"get rid of the curse {curse_name(card_id)}",
+                    "name": f"get rid of the curse {name}",
                     "note": "the curse is discarded",
-                    "event": {**base, "wish": "curse", "card": card_id},
+                    "event": {"type": "wish", "player": pid, "wish": "curse", "card": card_id},
                 }
             )
     if lost_dice(game, player):
@@ -267,7 +276,8 @@ def _wish_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         blocked = "nothing to wish for: no treasures in play, no curse, no die lost"
     base = {"type": "wish", "player": player.player_id}
     action = priced(game, [player], WISH, "wish", "make a wish at the well (2 keys)", base, blocked)
-    return [replace(action, choices=choices)]
+    action.choices = choices  # just built: nobody else holds it yet
+    return [action]
 
 
 MODULE = WellModule

@@ -101,3 +101,29 @@ def test_a_cell_or_a_tile_cannot_be_placed_twice():
         temple.place(parse_tile("u", {}), (0, 0), "S")
     with pytest.raises(ValueError, match="already in the temple"):
         temple.place(_tile([]), (3, 3), "S")
+
+
+def test_a_chamber_is_found_by_its_tile_and_its_feature_while_it_lies_in_the_temple():
+    temple = Temple()
+    first = temple.place(parse_tile("gear-1", {"feature": "gear"}), (0, 1), "S")
+    temple.place(_tile([]), (0, 0), "S")
+    second = temple.place(parse_tile("gear-2", {"feature": "gear"}), (1, 0), "W")
+    assert temple.with_tile("gear-2") is second and temple.with_tile("nothing") is None
+    assert temple.with_feature("gear") is first  # the first placed, as a walk of the temple
+    assert temple.with_feature("pit") is None
+    temple.remove((0, 1))
+    assert temple.with_tile("gear-1") is None and temple.with_feature("gear") is second
+    again = temple.place(first.tile, (0, 1), "S")  # laid again: now the last placed
+    assert temple.with_feature("gear") is second and temple.with_tile("gear-1") is again
+    assert [p.tile.tile_id for p in temple if p.tile.feature == "gear"] == ["gear-2", "gear-1"]
+
+
+def test_the_starting_chamber_is_found_where_it_lies_now():
+    temple = Temple()
+    start = parse_tile("start", {"kind": "start", "doors": ["N", "E", "W"]})
+    temple.place(_tile([]), (0, 1), "S")
+    temple.place(start, (0, 0), "S")
+    assert temple.start_cell() == (0, 0)
+    temple.remove((0, 0))  # the mirage swap (Queenie 8) lays it anew elsewhere
+    temple.place(start, (1, 1), "W")
+    assert temple.start_cell() == (1, 1)
