@@ -12,7 +12,7 @@ from rules.modules_registry import MODULES
 from rules.queenie.cursed_gems import GEM_TILES
 from rules.queenie.maya_calendar import DEFAULT_BARS, DEFAULT_SPACES, SIDES_OF_BOARD, SYMBOLS
 from rules.queenie.new_quests import NAMES as NEW_QUEST_NAMES
-from rules.queenie.new_traps import DEFAULT_BEAST_PATH, PATH_ICONS
+from rules.queenie.new_traps import BEAST_PATH_MOST, DEFAULT_BEAST_PATH, PATH_ICONS
 
 FIELD_MODULES: Mapping[str, str] = {
     "new_quests": "new_quests",
@@ -29,8 +29,6 @@ SIDE_NAMES: Mapping[str, str] = {
     "doomed": "Doomed calendar: keep the Maya figure ahead of the bars",
 }
 """The Maya calendar board's two sides, as the set-up page offers them (page 32)."""
-BEAST_PATH_MOST = 8
-"""The most spaces a beast chamber's path may have (the engine's bound)."""
 
 
 def misplaced_fields(given: Mapping[str, Any], modules: list[str]) -> str | None:

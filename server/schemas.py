@@ -19,8 +19,10 @@ from rules.game_setup import KNOWN_MODULES, setup_catalog, starting_temple
 from rules.module_characters import default_characters
 from rules.module_time import TIME_NAMES
 from rules.module_traps import TRAP_NAMES
+from rules.queenie.new_traps import BEAST_PATH_MOST
 from rules.vocabulary import PLAYER_ID_PATTERN
 from server.form_checks import (
+    MOST_QUESTS,
     beast_path_refusal,
     maya_bars_refusal,
     maya_spaces_refusal,
@@ -58,11 +60,13 @@ class NewGame(BaseModel):
     temple: list[dict[str, Any]] | None = Field(None, max_length=60)
     quests: list[str] | None = Field(
         None,
-        max_length=3,
+        max_length=MOST_QUESTS,
         description="module 5's quest chambers in play, those of the Queenie modules ticked "
         "among them (default: `quest_count` drawn at random)",
     )
-    quest_count: int = Field(2, ge=1, le=3, description="quest chambers to draw (page 17)")
+    quest_count: int = Field(
+        2, ge=1, le=MOST_QUESTS, description="quest chambers to draw (page 17)"
+    )
     traps: list[str] | None = Field(
         None, max_length=4, description="module 7's trap chambers (default: `trap_count` drawn)"
     )
@@ -107,7 +111,9 @@ class NewGame(BaseModel):
         None, description="each player's cursed gem tile (default: dealt at random)"
     )
     beast_path: list[str] | None = Field(
-        None, max_length=8, description="the beast chamber's path (default: the printed one)"
+        None,
+        max_length=BEAST_PATH_MOST,
+        description="the beast chamber's path (default: the printed one)",
     )
 
     @field_validator("players")

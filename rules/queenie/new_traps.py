@@ -96,17 +96,21 @@ class NewTrapsState:
         }
 
 
+BEAST_PATH_MOST = 8
+"""The most spaces a beast chamber's path may have."""
+
+
 def parse_beast_path(line: Mapping[str, Any]) -> tuple[str, ...]:
     """The setup's `beast_path` (raises RecordError)."""
     path = line.get("beast_path", list(DEFAULT_BEAST_PATH))
     if (
         not isinstance(path, list)
-        or not 1 <= len(path) <= 8
+        or not 1 <= len(path) <= BEAST_PATH_MOST
         or not all(isinstance(icon, str) and icon in PATH_ICONS for icon in path)
     ):
         raise RecordError(
-            "'beast_path' must list the icons the beast chamber's spaces ask, 1 to 8 of "
-            "adventurer, key and torch"
+            "'beast_path' must list the icons the beast chamber's spaces ask, 1 to "
+            f"{BEAST_PATH_MOST} of adventurer, key and torch"
         )
     return tuple(path)
 
