@@ -12,6 +12,15 @@ from test_alerts_server import ALERT_TIMELINE
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
+PANEL_STATE = """() => {
+  const fold = document.querySelector('[data-testid="spoken-alerts-fold"]');
+  const box = document.querySelector('[data-testid="spoken-alerts"]');
+  const shown = box.getBoundingClientRect();
+  const button = document.querySelector('[data-testid="alerts-toggle"]').getBoundingClientRect();
+  return {open: fold.open, box: [shown.left, shown.right, shown.top, shown.width],
+          button: [button.left, button.right, button.bottom], width: innerWidth,
+          style: box.style.cssText, seen: document.visibilityState, lang: navigator.language};
+}"""
 
 
 def test_the_page_fetches_and_schedules_a_countdown_warning(chromium, start_server):
@@ -44,6 +53,9 @@ def test_the_table_chooses_on_the_page_and_it_is_remembered(chromium, start_serv
     server.post("/api/games", {"players": ["red", "blue"], "track_dice": False})
     with checked_page(chromium, server.url, PHONE) as page:
         page.goto("/game")
+        # the game's state shows the Start button, a row above the alerts' button: clicked before
+        # it arrives, a click can land where the button was (as a slow machine showed)
+        expect(page.get_by_test_id("clock-start")).to_be_visible()
         choice = page.get_by_test_id("alerts-frequency")
         expect(choice).to_be_hidden()  # folded behind one button: the top bar stays one row less
         page.get_by_test_id("alerts-toggle").click()
@@ -56,18 +68,23 @@ def test_the_table_chooses_on_the_page_and_it_is_remembered(chromium, start_serv
             page.get_by_test_id("alerts-language").select_option("el")
         assert saved.value.ok
         page.reload()
+        expect(page.get_by_test_id("clock-start")).to_be_visible()
         page.get_by_test_id("alerts-toggle").click()
+        expect(choice).to_be_visible()
         expect(page.get_by_test_id("alerts-frequency")).to_have_value("countdowns")
         expect(page.get_by_test_id("alerts-language")).to_have_value("el")
         # the open panel lies on the screen, whatever moved in the top bar after the click
-        page.wait_for_function(
-            """() => {
-              const box = document.querySelector('[data-testid="spoken-alerts"]')
-                .getBoundingClientRect();
-              return box.left >= 0 && box.right <= innerWidth && box.width > 0;
-            }""",
-            timeout=10_000,
-        )
+        try:
+            page.wait_for_function(
+                """() => {
+                  const box = document.querySelector('[data-testid="spoken-alerts"]')
+                    .getBoundingClientRect();
+                  return box.left >= 0 && box.right <= innerWidth && box.width > 0;
+                }""",
+                timeout=10_000,
+            )
+        except Exception:  # say where the panel and its button were, to see why
+            pytest.fail(f"the alerts panel is not on the screen: {page.evaluate(PANEL_STATE)}")
         box = page.get_by_test_id("spoken-alerts").bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
         assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
