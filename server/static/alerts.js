@@ -130,6 +130,8 @@ export class SpokenAlerts {
       requestAnimationFrame(follow);
     };
     fold.addEventListener("toggle", () => fold.open && follow());
+    // However it came to open, it is placed as soon as it has a size.
+    if (typeof ResizeObserver === "function") new ResizeObserver(() => fold.open && place()).observe(box);
     for (const moved of ["resize", "scroll"]) addEventListener(moved, () => fold.open && place(), { passive: true });
     fold.append(summary, box);
     after.append(fold);
