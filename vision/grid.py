@@ -1,4 +1,5 @@
-"""The temple grid on the table: cell [0, 0] is the start chamber, cells are one tile apart."""
+"""The temple grid on the table: cells one tile apart, numbered as the engine numbers them
+(cell [0, 0] is where the start chamber was laid)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,13 @@ class Grid:
         east, north = self._axes()
         point = np.asarray(self.origin_mm) + (cell[0] * east + cell[1] * north) * self.tile_mm
         return float(point[0]), float(point[1])
+
+    def anchored(self, cell: Cell) -> Grid:
+        """The same grid, renumbered so that the chamber at its origin is `cell` (the start
+        chamber after the rules moved it: the Mirage)."""
+        east, north = self._axes()
+        origin = np.asarray(self.origin_mm) - (cell[0] * east + cell[1] * north) * self.tile_mm
+        return Grid((float(origin[0]), float(origin[1])), self.angle_deg, self.tile_mm)
 
     def cell_corners(self, cell: Cell, margin: float = 0.0) -> np.ndarray:
         """Return a cell's corners NW, NE, SE, SW (4, 2) in mm, grown by `margin` tiles a side."""

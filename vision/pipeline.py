@@ -66,7 +66,12 @@ class Pipeline:
         detected = time.perf_counter()
         fresh = None if gate.full else gate.windows
         game = self.maker.game()
-        self.scene.temple_size = None if game is None else len(game.temple)
+        if game is not None:  # the rules may have moved chambers: the camera's grid follows
+            placed = list(game.temple)
+            start = next((p.cell for p in placed if p.tile.kind == "start"), None)
+            self.scene.follow({p.cell: p.tile.tile_id for p in placed}, start)
+        else:
+            self.scene.temple_size = None
         observation = self.scene.observe(
             image, gate.detections, seq, t, gate.moving, fresh, gate.stale
         )

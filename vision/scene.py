@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -75,7 +75,27 @@ class SceneReader:
         """Tile centres (cm) read while looking for the start chamber, found elsewhere."""
         self._probe_turn = 0
         self.temple_size: int | None = None
-        """Chambers in the engine's temple (the pipeline says; None: not known)."""
+        """Chambers in the engine's temple (`follow` says; None: not known)."""
+        self._layout: dict[Cell, str] | None = None
+        self._start_cell: Cell = (0, 0)
+
+    def follow(self, layout: Mapping[Cell, str], start_cell: Cell | None = None) -> None:
+        """Follow the engine's temple (cell -> tile id) and its start chamber's cell.
+
+        Where the rules moved or took away a chamber (the Mirage, the Gear, the platform, an
+        illusion that vanished), what the camera read in that cell is forgotten and the cell
+        read again: the table's tile there is another now, or the next one laid there. A grid
+        found later is numbered from the start chamber's cell, wherever the rules put it."""
+        self.temple_size = len(layout)
+        if start_cell is not None:
+            self._start_cell = start_cell
+        before = self._layout
+        if before is not None and before != layout:
+            for cell, tile in before.items():
+                if layout.get(cell) != tile:
+                    self._tile_cache.pop(cell, None)
+                    self._unreadable.discard(cell)
+        self._layout = dict(layout)
 
     def zone_polygons(self) -> list[np.ndarray]:
         """The players' zones as polygons in frame px (where dice are rolled)."""
@@ -195,7 +215,21 @@ class SceneReader:
         centres_mm: np.ndarray,
         figures_mm: np.ndarray | None = None,
     ) -> Grid | None:
-        """Find the start chamber among the tiles (one read a frame); the grid is anchored on it."""
+        """The temple grid, anchored on the start chamber found among the tiles, numbered as
+        the engine numbers its cells."""
+        grid = self._find_start_grid(frame, tiles, centres_mm, figures_mm)
+        if grid is None or self._start_cell == (0, 0):
+            return grid
+        return grid.anchored(self._start_cell)
+
+    def _find_start_grid(
+        self,
+        frame: np.ndarray,
+        tiles: Detections,
+        centres_mm: np.ndarray,
+        figures_mm: np.ndarray | None = None,
+    ) -> Grid | None:
+        """Find the start chamber among the tiles (one read a frame); the grid's origin is on it."""
         if self.tile_reader is None or not len(tiles):
             return None
         tile_mm = self.calibration.tile_mm

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 from scene_truth import calibration_of, grid_of, truth_detections
@@ -140,3 +141,76 @@ def test_an_arm_from_a_seat_reaches_the_cell_under_its_hand(
         assert obs.reach == {(0, 0): zone.player}
     still = reader.observe(image, truth_detections(scene), 2, 0.1)
     assert still.reach == {}
+
+
+def _cell_quad(reader: SceneReader, cell: tuple[int, int]) -> np.ndarray:
+    assert reader.grid is not None
+    corners = reader.grid.cell_corners(cell, 0.0)
+    return reader.calibration.table_to_image_px(corners).astype(np.float32)
+
+
+def _swapped(image: np.ndarray, reader: SceneReader, a: Any, b: Any) -> np.ndarray:
+    """The picture with the tiles of cells `a` and `b` changed places (each turned as it lay)."""
+    out = image.copy()
+    size = image.shape[1], image.shape[0]
+    for src, dst in ((a, b), (b, a)):
+        warp = cv2.getPerspectiveTransform(_cell_quad(reader, src), _cell_quad(reader, dst))
+        moved = cv2.warpPerspective(image, warp, size)
+        mask = np.zeros(image.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, _cell_quad(reader, dst).astype(np.int32), 255)
+        out[mask > 0] = moved[mask > 0]
+    return out
+
+
+def test_chambers_the_rules_move_are_read_again_where_they_lie_now(
+    temple_frame: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    image, scene = temple_frame
+    players = [z["colour"] for z in scene["zones"]]
+    scene_reader = SceneReader(
+        calibration_of(scene), players, tile_reader=CountingReader(), grid=grid_of(scene)
+    )
+    truth = {tuple(t["cell"]): t["id"] for t in scene["tiles"] if t["label"]}
+    detections = truth_detections(scene)
+    seq = 0
+
+    def look(picture: np.ndarray, frames: int) -> dict[Any, str]:
+        nonlocal seq
+        for _ in range(frames):
+            seq += 1
+            obs = scene_reader.observe(picture, detections, seq=seq, t=seq * 0.1)
+        return {cell: seen.tile for cell, seen in obs.tiles.items()}
+
+    scene_reader.follow(truth, (0, 0))
+    assert look(image, 2 * len(truth)) == truth
+    a, b = sorted(cell for cell in truth if truth[cell] != "start")[:2]
+    # the table's two chambers change places (a calendar swap, a mirage): until the rules say
+    # so, a chamber read surely is not read again
+    table = _swapped(image, scene_reader, a, b)
+    assert look(table, 4) == truth
+    moved = {**truth, a: truth[b], b: truth[a]}
+    scene_reader.follow(moved, (0, 0))
+    assert look(table, 4) == moved
+    # a chamber the rules took away (an illusion that vanished): the next laid there is read
+    gone = {cell: tile for cell, tile in moved.items() if cell != a}
+    scene_reader.follow(gone, (0, 0))
+    table = _swapped(table, scene_reader, a, b)  # the tile laid in `a` now is the one first there
+    assert look(table, 4)[a] == truth[a]
+
+
+def test_the_grid_is_numbered_from_where_the_rules_put_the_start_chamber(
+    temple_frame: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    image, scene = temple_frame
+    players = [z["colour"] for z in scene["zones"]]
+    scene_reader = SceneReader(
+        calibration_of(scene), players, tile_reader=EnrolledTileReader(TileLibrary.default())
+    )
+    truth = {tuple(t["cell"]): t["id"] for t in scene["tiles"] if t["label"]}
+    east = {(x + 1, y): tile for (x, y), tile in truth.items()}  # the engine's cells
+    scene_reader.follow(east, (1, 0))
+    for seq in range(2 * len(truth) + 1):
+        obs = scene_reader.observe(image, truth_detections(scene), seq=seq, t=seq * 0.1)
+    assert scene_reader.grid is not None
+    assert scene_reader.grid.cell_of(grid_of(scene).cell_centre((0, 0))) == (1, 0)
+    assert {cell: seen.tile for cell, seen in obs.tiles.items()} == east
