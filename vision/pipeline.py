@@ -68,8 +68,8 @@ class Pipeline:
         game = self.maker.game()
         if game is not None:  # the rules may have moved chambers: the camera's grid follows
             placed = list(game.temple)
-            start = next((p.cell for p in placed if p.tile.kind == "start"), None)
-            self.scene.follow({p.cell: p.tile.tile_id for p in placed}, start)
+            start_cell = next((p.cell for p in placed if p.tile.kind == "start"), None)
+            self.scene.follow({p.cell: p.tile.tile_id for p in placed}, start_cell)
         else:
             self.scene.temple_size = None
         observation = self.scene.observe(

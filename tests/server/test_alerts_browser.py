@@ -5,6 +5,8 @@ audio graph runs, and the test reads what it scheduled.)"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from conftest import checked_page, free_port
 from playwright.sync_api import expect
@@ -48,14 +50,20 @@ def test_the_page_fetches_and_schedules_a_countdown_warning(chromium, start_serv
         assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
 
 
+def settled(page: Any) -> None:
+    """Wait for the top bar's last moves: the game's state shows the Start button a row above the
+    alerts' button, and once the soundtrack has loaded, Enable sound may show beside it where
+    the browser wants a click first (a click before may land where the alerts' button was)."""
+    expect(page.get_by_test_id("clock-start")).to_be_visible()
+    expect(page.get_by_test_id("audio-status")).not_to_contain_text("…", timeout=30_000)
+
+
 def test_the_table_chooses_on_the_page_and_it_is_remembered(chromium, start_server):
     server = start_server(ALERT_TIMELINE, free_port()).server
     server.post("/api/games", {"players": ["red", "blue"], "track_dice": False})
     with checked_page(chromium, server.url, PHONE) as page:
         page.goto("/game")
-        # the game's state shows the Start button, a row above the alerts' button: clicked before
-        # it arrives, a click can land where the button was (as a slow machine showed)
-        expect(page.get_by_test_id("clock-start")).to_be_visible()
+        settled(page)
         choice = page.get_by_test_id("alerts-frequency")
         expect(choice).to_be_hidden()  # folded behind one button: the top bar stays one row less
         page.get_by_test_id("alerts-toggle").click()
@@ -68,7 +76,7 @@ def test_the_table_chooses_on_the_page_and_it_is_remembered(chromium, start_serv
             page.get_by_test_id("alerts-language").select_option("el")
         assert saved.value.ok
         page.reload()
-        expect(page.get_by_test_id("clock-start")).to_be_visible()
+        settled(page)
         page.get_by_test_id("alerts-toggle").click()
         expect(choice).to_be_visible()
         expect(page.get_by_test_id("alerts-frequency")).to_have_value("countdowns")

@@ -184,8 +184,8 @@ def test_chambers_the_rules_move_are_read_again_where_they_lie_now(
     scene_reader.follow(truth, (0, 0))
     assert look(image, 2 * len(truth)) == truth
     a, b = sorted(cell for cell in truth if truth[cell] != "start")[:2]
-    # the table's two chambers change places (a calendar swap, a mirage): until the rules say
-    # so, a chamber read surely is not read again
+    # two chambers change places on the table (as the Mirage and the starting chamber): until
+    # the rules say so, a chamber read surely is not read again
     table = _swapped(image, scene_reader, a, b)
     assert look(table, 4) == truth
     moved = {**truth, a: truth[b], b: truth[a]}
