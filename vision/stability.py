@@ -29,6 +29,10 @@ class StabilitySettings:
     """Dice whose positions changed by more than this were rolled (even to the same faces)."""
     sure_conf: float = 0.5
     """A die read less surely than this in a frame casts no vote in it (it shows as "?")."""
+    clear_conf: float = 0.7
+    """Dice every one of which is read at least this surely settle at their first still frame:
+    a hand often comes back for the dice a moment after they stop, and a roll as clear as
+    that needs no second frame to agree (the motion gate already waited for stillness)."""
 
 
 @dataclass(frozen=True)
@@ -79,12 +83,13 @@ class Stabiliser:
                 continue
             faces, conf = voted
             where = np.array([d.xy_mm for d in dice], dtype=np.float64).reshape(-1, 2)
+            clear = bool(dice) and conf >= self.settings.clear_conf
             changes += self._feed(
                 ("dice", player),
                 tuple(sorted(faces)),
                 obs.t,
                 conf,
-                self.settings.min_seconds,
+                0.0 if clear else self.settings.min_seconds,
                 where,
                 list(faces),
                 tuple(dict(v) for v in self._votes[player][1]),
@@ -156,7 +161,8 @@ class Stabiliser:
             run = self._runs[key] = _Run(value, t, t, 1, conf)
         else:
             run.last_t, run.frames, run.conf = t, run.frames + 1, min(run.conf, conf)
-        if run.frames < self.settings.min_frames or run.last_t - run.first_t < seconds:
+        frames = 1 if seconds <= 0 else self.settings.min_frames
+        if run.frames < frames or run.last_t - run.first_t < seconds:
             return []
         before = self.settled.get(key)
         moved: list[int] = []

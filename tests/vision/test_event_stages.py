@@ -283,3 +283,30 @@ def test_vision_never_reports_more_dice_than_a_player_holds() -> None:
     capped = obs.capped({"red": 5, "blue": 5})
     assert [d.face for d in capped.dice["red"]] == list(ROLL)
     assert capped.capped({"red": 5, "blue": 5}) is capped
+
+
+def _roll_seen_still_once(conf: float) -> Table:
+    """Red rolls; the dice lie still, read at `conf`, for one frame before a hand is back."""
+    table = Table()
+    table.busy.add("red")
+    table.dice["red"] = tuple(SeenDie(None, (i * 20.0, 0.0), 0.5) for i in range(5))
+    table.show(3)  # tumbling under the hand
+    table.busy.discard("red")
+    table.dice["red"] = tuple(SeenDie(f, (i * 20.0, 30.0), conf) for i, f in enumerate(ROLL))
+    table.show(1)  # one still frame
+    table.busy.add("red")  # the hand comes back for the dice
+    table.show(5)
+    return table
+
+
+def test_a_clear_roll_counts_from_its_first_still_frame() -> None:
+    table = _roll_seen_still_once(conf=0.9)
+    assert [(e["type"], sorted(e["faces"])) for e in table.events] == [("dice", sorted(ROLL))]
+
+
+def test_a_roll_read_less_clearly_needs_a_second_still_frame() -> None:
+    table = _roll_seen_still_once(conf=0.6)
+    assert table.events == []
+    table.busy.discard("red")  # the same dice, read as surely, lying still two frames
+    table.show(2)
+    assert [(e["type"], sorted(e["faces"])) for e in table.events] == [("dice", sorted(ROLL))]
