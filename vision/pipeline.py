@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -69,7 +69,8 @@ class Pipeline:
         if game is not None:  # the rules may have moved chambers: the camera's grid follows
             placed = list(game.temple)
             start_cell = next((p.cell for p in placed if p.tile.kind == "start"), None)
-            self.scene.follow({p.cell: p.tile.tile_id for p in placed}, start_cell)
+            crowd = Counter(p.cell for p in game.players.values() if p.inside and p.cell)
+            self.scene.follow({p.cell: p.tile.tile_id for p in placed}, start_cell, crowd)
         else:
             self.scene.temple_size = None
         observation = self.scene.observe(

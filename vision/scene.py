@@ -76,11 +76,20 @@ class SceneReader:
         self._probe_turn = 0
         self.temple_size: int | None = None
         """Chambers in the engine's temple (`follow` says; None: not known)."""
+        self.start_crowded = False
+        """The engine has more players in the start chamber than in any other, at least
+        `START_FIGURES` (`follow` says): then the tile most figures stand on is the start."""
         self._layout: dict[Cell, str] | None = None
         self._start_cell: Cell = (0, 0)
 
-    def follow(self, layout: Mapping[Cell, str], start_cell: Cell | None = None) -> None:
-        """Follow the engine's temple (cell -> tile id) and its start chamber's cell.
+    def follow(
+        self,
+        layout: Mapping[Cell, str],
+        start_cell: Cell | None = None,
+        crowd: Mapping[Cell, int] | None = None,
+    ) -> None:
+        """Follow the engine's temple (cell -> tile id), its start chamber's cell and how many
+        players stand in each chamber (`crowd`).
 
         Where the rules moved or took away a chamber (the Mirage, the Gear, the platform, an
         illusion that vanished), what the camera read in that cell is forgotten and the cell
@@ -89,6 +98,10 @@ class SceneReader:
         self.temple_size = len(layout)
         if start_cell is not None:
             self._start_cell = start_cell
+        crowd = crowd or {}
+        at_start = crowd.get(self._start_cell, 0)
+        elsewhere = max((n for cell, n in crowd.items() if cell != self._start_cell), default=0)
+        self.start_crowded = at_start >= START_FIGURES and at_start > elsewhere
         before = self._layout
         if before is not None and before != layout:
             for cell, tile in before.items():
@@ -248,16 +261,20 @@ class SceneReader:
             if seen is not None and seen.tile == "start":
                 return locate_grid(centre, centres_mm, tile_mm)
             break
-        if self.temple_size != 1:
+        if self.temple_size != 1 and not self.start_crowded:
             return None
-        # The engine's temple holds the start chamber alone, and every figure stands in it: the
-        # chamber most figures stand on is the start (their bodies hide its art from the
-        # reader), and so is a lone chamber seen surely.
+        # The engine has the start chamber alone, or more figures in it than in any other
+        # chamber (as at the start of a game): the chamber most figures stand on is the start
+        # (their bodies hide its art from the reader), and so is a lone chamber seen surely.
         figures = np.zeros((0, 2)) if figures_mm is None else figures_mm.reshape(-1, 2)
         standing = [int((np.abs(figures - c).max(axis=1) < tile_mm / 2).sum()) for c in centres_mm]
-        if max(standing) >= START_FIGURES:  # the figures hide it: its own score is low then
-            return locate_grid(centres_mm[int(np.argmax(standing))], centres_mm, tile_mm)
-        if len(tiles) == 1 and float(tiles.confidence[0]) >= LONE_START_CONF:
+        most = int(np.argmax(standing))
+        apart = np.abs(centres_mm - centres_mm[most]).max(axis=1) >= tile_mm / 2  # other tiles
+        runner_up = max((n for n, other in zip(standing, apart, strict=True) if other), default=0)
+        if standing[most] >= START_FIGURES and standing[most] > runner_up:
+            return locate_grid(centres_mm[most], centres_mm, tile_mm)
+        lone = self.temple_size == 1 and len(tiles) == 1
+        if lone and float(tiles.confidence[0]) >= LONE_START_CONF:
             return locate_grid(centres_mm[0], centres_mm, tile_mm)
         return None
 
