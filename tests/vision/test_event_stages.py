@@ -310,3 +310,19 @@ def test_a_roll_read_less_clearly_needs_a_second_still_frame() -> None:
     table.busy.discard("red")  # the same dice, read as surely, lying still two frames
     table.show(2)
     assert [(e["type"], sorted(e["faces"])) for e in table.events] == [("dice", sorted(ROLL))]
+
+
+def test_with_no_arm_seen_a_new_chamber_goes_to_whoever_has_not_rolled_since() -> None:
+    adventurers = ("adventurer", "adventurer", "adventurer", "key", "torch")
+    credited = {}
+    for first in ("red", "blue"):
+        table = Table()
+        later = "blue" if first == "red" else "red"
+        table.roll(first, adventurers)  # rolls, then reaches for a tile
+        table.roll(later, adventurers)  # rolls on meanwhile: both could pay for it
+        table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+        table.show(6)
+        discover = [e for e in table.events if e["type"] == "discover"]
+        assert len(discover) == 1 and table.verdicts[-1]
+        credited[first] = discover[0]["player"]
+    assert credited == {"red": "red", "blue": "blue"}
