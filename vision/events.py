@@ -21,6 +21,8 @@ HELD_TILE = "a new chamber waits to be credited: its discoverer's move or roll i
 """What the dashboard says while a laid tile waits for its discoverer to be seen beside it."""
 REACH_SECONDS = 4.0
 """Arms over a cell this long before a tile settled there count toward who placed it."""
+REACH_FRAMES = 5
+"""Frames an arm must be seen over a new tile's cell before it alone tells who laid the tile."""
 REREAD_MARK = "not moved, now read"
 """What the note on a different reading of dice that were not rolled says."""
 
@@ -347,13 +349,23 @@ class EventMaker:
         return sorted(candidates, key=rank)
 
     def _reached_first(self, candidates: list[str], cell: Cell, since: float) -> list[str]:
-        """Order candidates by how often their arm reached over the cell just before `since`."""
+        """Put first the candidate whose arm was seen over the cell just before `since` in at
+        least `REACH_FRAMES` frames and twice as often as anyone else's; else keep the order.
+
+        Arms are told from motion boxes, which merge when several arms move: on 14 rendered
+        games, ordering by every arm seen credited 5 fewer discoveries right than ignoring
+        them, so only an arm seen clearly and alone outweighs who rolled when."""
         votes: Counter[str] = Counter(
             player
             for t, where, player in self.reaches
-            if where == cell and since - REACH_SECONDS <= t <= since
+            if where == cell and since - REACH_SECONDS <= t <= since and player in candidates
         )
-        return sorted(candidates, key=lambda p: -votes[p])  # stable: ties keep their order
+        ranked = votes.most_common(2)
+        if not ranked or ranked[0][1] < REACH_FRAMES:
+            return candidates
+        if len(ranked) > 1 and ranked[0][1] < 2 * ranked[1][1]:
+            return candidates
+        return [ranked[0][0], *(p for p in candidates if p != ranked[0][0])]
 
     @staticmethod
     def _neighbours(game: Game, cell: tuple[int, int]) -> list[str]:

@@ -236,7 +236,7 @@ def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
         table.roll("red", adventurers)
         table.roll("blue", adventurers)  # both could discover: only the arm tells who did
         table.reach = {(0, 1): placer}
-        table.show(3)  # an arm from the placer's seat over the cell
+        table.show(6)  # an arm from the placer's seat over the cell, seen clearly
         table.reach = {}
         table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
         table.show(6)
@@ -244,6 +244,19 @@ def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
         assert len(discover) == 1 and table.verdicts[-1]
         placed_by[placer] = discover[0]["player"]
     assert placed_by == {"red": "red", "blue": "blue"}
+
+
+def test_an_arm_glimpsed_over_a_new_chamber_does_not_outweigh_who_rolled_when() -> None:
+    adventurers = ("adventurer", "adventurer", "adventurer", "key", "torch")
+    table = Table()
+    table.roll("red", adventurers)
+    table.roll("blue", adventurers)
+    table.reach = {(0, 1): "blue"}
+    table.show(2)  # two frames of a motion box that may be anyone's arm
+    table.reach = {}
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    table.show(6)
+    assert [e["player"] for e in table.events if e["type"] == "discover"] == ["red"]
 
 
 def test_a_die_misread_in_one_still_frame_is_outvoted_by_the_others() -> None:
