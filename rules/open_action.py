@@ -103,7 +103,7 @@ def priced(
         return _unpriced(need, action, label, event, blocked)
     showing = _showing(game, payers, need)
     free = payers[0].free_dice if len(payers) == 1 else sum([p.free_dice for p in payers])
-    return _priced_with(showing, free, need, action, label, event, blocked)
+    return _priced_with(_quotes(showing, free), showing, free, need, action, label, event, blocked)
 
 
 Price = Callable[..., OpenAction]
@@ -116,10 +116,17 @@ def pricer(game: GameView, payers: Iterable[PlayerState]) -> Price:
     payers = list(payers)
     if not game.setup.track_dice:
         return _unpriced
-    showing = _plain_showing(game, payers)
-    if showing is None:
-        return partial(priced, game, payers)
-    return partial(_priced_with, showing, sum([p.free_dice for p in payers]))
+    for hook in game.module_hooks("pays_differently"):
+        if hook(game, payers):
+            return partial(priced, game, payers)
+    showing: Mapping[str, int]
+    if len(payers) == 1:
+        showing = payers[0].showing
+        free = payers[0].free_dice
+    else:
+        showing = _together(payers)
+        free = sum([p.free_dice for p in payers])
+    return partial(_priced_with, _quotes(showing, free), showing, free)
 
 
 def _unpriced(
@@ -135,7 +142,35 @@ def _unpriced(
     )
 
 
+Quote = tuple[dict[str, int], float, float | None, dict[str, int], object]
+"""A need priced for some dice: what is missing, the odds (chance next roll, expected rolls),
+the cost, and the need itself where the quote is filed under its identity."""
+
+_QUOTES: dict[tuple[Any, ...], dict[object, Quote]] = {}
+"""Needs already priced, by the dice (the free dice and what they show), then by the need: a
+pure function of those, so an entry never goes stale; a table is emptied whole when full."""
+_DICE_MOST = 512
+_NEEDS_MOST = 256
+
+
+def forget_prices() -> None:
+    """Forget every need already priced (the benchmark's figure with cold caches)."""
+    _QUOTES.clear()
+
+
+def _quotes(showing: Mapping[str, int], free: int) -> dict[object, Quote]:
+    """The needs already priced for dice showing `showing` with `free` dice not locked."""
+    dice = (free, *showing.items())
+    quotes = _QUOTES.get(dice)
+    if quotes is None:
+        if len(_QUOTES) >= _DICE_MOST:
+            _QUOTES.clear()
+        quotes = _QUOTES[dice] = {}
+    return quotes
+
+
 def _priced_with(
+    quotes: dict[object, Quote],
     showing: Mapping[str, int],
     free: int,
     need: Mapping[str, int],
@@ -145,7 +180,23 @@ def _priced_with(
     blocked: str | None = None,
 ) -> OpenAction:
     """The open action costing `need`, for payers whose dice show `showing` (in what they are
-    worth towards it) with `free` dice not locked."""
+    worth towards it) with `free` dice not locked; `quotes` holds the needs priced for them."""
+    # A read-only need (`icons_needed`, a curse's lift, built once) is filed under its identity,
+    # which its entry keeps alive, hence unique; any other under its icons.
+    key = id(need) if type(need) is MappingProxyType else tuple(need.items())
+    quote = quotes.get(key)
+    if quote is None:
+        if len(quotes) >= _NEEDS_MOST:
+            quotes.clear()
+        quote = quotes[key] = _quote(showing, free, need)
+    # Copies: every action owns its dicts, as when each was built afresh.
+    return OpenAction(
+        action, label, event, quote[0].copy(), blocked, quote[1], quote[2], quote[3].copy()
+    )
+
+
+def _quote(showing: Mapping[str, int], free: int, need: Mapping[str, int]) -> Quote:
+    """Price `need` for dice showing `showing` with `free` dice not locked."""
     cost: dict[str, int] = {}
     missing: dict[str, int] = {}
     kept = 0  # the dice showing what is needed, kept for the next roll
@@ -158,12 +209,13 @@ def _priced_with(
             kept += have
         else:
             kept += n
+    pin = need if type(need) is MappingProxyType else None
     if not missing:
-        return OpenAction(action, label, event, missing, blocked, 1.0, 0.0, cost)
+        return missing, 1.0, 0.0, cost, pin
     # `missing` counts are all positive: sorted, it is already `as_need(missing)`.
     need_key = tuple(missing.items()) if len(missing) == 1 else tuple(sorted(missing.items()))
     chance, rolls = roll_odds(free - kept if free > kept else 0, need_key)
-    return OpenAction(action, label, event, missing, blocked, chance, rolls, cost)
+    return missing, chance, rolls, cost, pin
 
 
 def _showing(
@@ -177,15 +229,6 @@ def _showing(
             for payer in payers:
                 showing.update(worth.payment_view(game, payer, need))
             return showing
-    return _together(payers)
-
-
-def _plain_showing(game: GameView, payers: list[PlayerState]) -> Mapping[str, int] | None:
-    """What the payers' dice show together, whatever is needed; None where a module changes
-    what their dice are worth (that depends on the need)."""
-    for hook in game.module_hooks("pays_differently"):
-        if hook(game, payers):
-            return None
     return _together(payers)
 
 
