@@ -475,16 +475,22 @@ def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple
                 target = at(other)
                 if target is None or facing not in target.open_sides:
                     continue
-                if shut and target.tile.quest in ("ghost", "obelisk"):
+                tile = target.tile
+                if shut and tile.quest in ("ghost", "obelisk"):
                     continue
-                if any(hook(game, player, placed, side, False) for hook in shut_side):
-                    continue  # one way only, or gated: the run cannot take it
-                if any(hook(game, target.tile) for hook in closed_tile):
-                    continue
-                paths[other] = [*paths[cell], other]
-                two_halves = doubles and target.tile.special == "double"
-                halves[other] = two_halves and arrives_in_rear(game, other, cell)
-                nxt.append(other)
+                # Loops rather than `any(...)`: a generator costs more than the hooks.
+                for hook in shut_side:
+                    if hook(game, player, placed, side, False):
+                        break  # one way only, or gated: the run cannot take it
+                else:
+                    for hook in closed_tile:
+                        if hook(game, tile):
+                            break
+                    else:
+                        paths[other] = [*paths[cell], other]
+                        two_halves = doubles and tile.special == "double"
+                        halves[other] = two_halves and arrives_in_rear(game, other, cell)
+                        nxt.append(other)
             for a, b in game.secret_passages:
                 passage_end = b if a == cell else a if b == cell else None
                 if passage_end is not None and passage_end not in paths:

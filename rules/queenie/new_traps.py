@@ -150,13 +150,13 @@ def held_why(game: GameView, player: PlayerState, discovering: bool) -> str | No
 
 
 def _where(game: GameView, cell: Cell) -> str:
-    from rules.narrative import place_name  # here: it imports the engine
+    from rules.narrative import cell_place_name  # here: it imports the engine
 
     placed = game.temple.at(cell)
     name = placed.tile.name if placed is not None else "no chamber"
     if placed is not None and placed.tile.kind == "start":
         return "the starting chamber"
-    return f"{name} ({place_name(cell, game.temple.start_cell())})"
+    return f"{name} ({cell_place_name(cell, game.temple.start_cell())})"
 
 
 def gate_between(game: GameView, a: Cell, b: Cell) -> str | None:
