@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.module_protocol import GameView
 from rules.odds import roll_odds
-from rules.vocabulary import FACES, Cell, neighbour, plural
+from rules.vocabulary import FACES, Cell, plural
 
 if TYPE_CHECKING:
     from rules.engine import PlayerState
@@ -244,9 +244,9 @@ def _together(payers: list[PlayerState]) -> Mapping[str, int]:
 def unjoined_neighbours(game: GameView) -> Iterator[tuple[Cell, Cell]]:
     """Every pair of adjacent chambers with no open passage between them, each pair once, in
     temple order (where module 2's Secret passage may be laid)."""
+    at = game.temple.at
     for placed in game.temple:
-        a = placed.cell
-        for side in ("N", "E"):
-            b = neighbour(a, side)
-            if game.temple.at(b) is not None and not game.connected(a, b):
+        a = x, y = placed.cell
+        for b in ((x, y + 1), (x + 1, y)):  # north, then east
+            if at(b) is not None and not game.connected(a, b):
                 yield a, b

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from rules.catalog import TileDef
-from rules.vocabulary import SIDES, Cell, neighbour, opposite, rotate, side_towards
+from rules.vocabulary import SIDES, STEP_SIDES, Cell, neighbour, rotate
 
 
 def quarter_turns_for(stairs: str) -> int:
@@ -105,8 +105,9 @@ class Temple:
         first, second = self._by_cell.get(a), self._by_cell.get(b)
         if first is None or second is None:
             return False
-        side = side_towards(a, b)
-        return side is not None and side in first.open_sides and opposite(side) in second.open_sides
+        # Both lie in the temple, so both are cells (tuples): the step between them is exact.
+        sides = STEP_SIDES.get((b[0] - a[0], b[1] - a[1]))
+        return sides is not None and sides[0] in first.open_sides and sides[1] in second.open_sides
 
     def passages(self, cell: Cell) -> list[tuple[str, Cell]]:
         """Return `(side, neighbour)` for every open side of the chamber at `cell`."""
@@ -117,4 +118,6 @@ class Temple:
 
     def start_cell(self) -> Cell:
         """Return the cell of the starting chamber."""
-        return next(p.cell for p in self._starts)  # the first placed, as a walk of the temple
+        for placed in self._starts:
+            return placed.cell  # the first placed, as a walk of the temple
+        raise StopIteration  # no starting chamber yet (what `next` on none raised before)

@@ -165,8 +165,14 @@ def gate_between(game: GameView, a: Cell, b: Cell) -> str | None:
     if not gates:
         return None
     start = game.temple.start_cell()
+    if a == start:
+        other = b
+    elif b == start:
+        other = a
+    else:
+        return None
     for side in gates:
-        if {a, b} == {start, neighbour(start, side)}:
+        if neighbour(start, side) == other:
             return side
     return None
 
@@ -452,7 +458,7 @@ class NewTrapsModule(Module):
         self, game: GameView, player: PlayerState, chamber: PlacedTile, side: str, passage: bool
     ) -> bool:
         """A gated entrance of the start."""
-        if passage:
+        if passage or not _state(game).gates:
             return False
         return gate_between(game, chamber.cell, neighbour(chamber.cell, side)) is not None
 
