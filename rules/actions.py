@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState
 from rules.module_protocol import GameView
@@ -104,13 +105,25 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
         )
     for hook in game.module_hooks("open_actions"):
         found.extend(hook(game, player))
-    for hook in game.module_hooks("filter_open_actions"):
-        found = hook(game, found)
+    found = _filtered(game, found, game.module_hooks("filter_open_actions"))
     found.extend(_unlocks(game, player))
     for hook in game.module_hooks("open_actions_last"):
         found.extend(hook(game, player))
-    for hook in game.module_hooks("filter_last_actions"):
+    return _filtered(game, found, game.module_hooks("filter_last_actions"))
+
+
+def _filtered(game: Game, found: list[OpenAction], filters: tuple[Any, ...]) -> list[OpenAction]:
+    """`found` through the modules' filters, skipping those that change no kind listed."""
+    kinds: set[str] | None = None  # the kinds listed, worked out once for all the filters
+    for hook in filters:
+        wanted = hook.__self__.filtered_actions
+        if wanted is not None:
+            if kinds is None:
+                kinds = {a.action for a in found}
+            if kinds.isdisjoint(wanted):
+                continue
         found = hook(game, found)
+        kinds = None  # it may have changed the kinds
     return found
 
 

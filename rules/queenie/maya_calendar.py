@@ -397,6 +397,8 @@ class MayaCalendarModule(Module):
         "the Maya calendar dictates, or face its consequences."
     )
     rulebook = "Big Box pages 32-33"
+    # the kind of every action whose event is an `activate` (the gems' and the Priest's offering)
+    filtered_actions = frozenset({"activate"})
     event_types = ("calendar_tile", "calendar_swap", "calendar_die", "calendar_advance")
     event_classes = (CalendarTile, CalendarSwap, CalendarDie, CalendarAdvance)
     state_attr = "maya_calendar"
