@@ -7,12 +7,24 @@ from typing import Any
 
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState
 from rules.module_protocol import GameView
-from rules.open_action import OpenAction, icons_needed, priced, pricer, unjoined_neighbours
+from rules.open_action import (
+    OpenAction,
+    icons_needed,
+    one_listing,
+    priced,
+    pricer,
+    unjoined_neighbours,
+)
 from rules.vocabulary import GOLDEN_MASK, KEY, OFFSETS, SIDES, Cell, opposite, plural, side_towards
 
 
 def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     """List every action open to `player_id` now, with what is missing for the rest."""
+    with one_listing():
+        return _open_actions(game, player_id)
+
+
+def _open_actions(game: Game, player_id: str) -> list[OpenAction]:
     player = game.players[player_id]
     if game.outcome != "running":
         return []
@@ -263,4 +275,5 @@ def team_actions(game: Game) -> list[OpenAction]:
 
 def all_open_actions(game: Game) -> dict[str, list[OpenAction]]:
     """Return every player's open actions, by player id."""
-    return {pid: open_actions(game, pid) for pid in game.players}
+    with one_listing():
+        return {pid: _open_actions(game, pid) for pid in game.players}

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
 from functools import lru_cache, partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rules.module_protocol import GameView
 from rules.odds import roll_odds
@@ -99,6 +101,23 @@ def priced(
     """Build an open action whose cost is `need`, paid by `payers` together."""
     if type(payers) is not list:
         payers = list(payers)
+    if len(payers) == 1:
+        listing = _LISTING.get()
+        if listing is not None:
+            return _payer_pricer(listing, game, payers[0])(need, action, label, event, blocked)
+    return _priced(game, payers, need, action, label, event, blocked)
+
+
+def _priced(
+    game: GameView,
+    payers: list[PlayerState],
+    need: Mapping[str, int],
+    action: str,
+    label: str,
+    event: dict[str, Any],
+    blocked: str | None = None,
+) -> OpenAction:
+    """`priced`, the payers' dice read for this need alone."""
     if not game.setup.track_dice:
         return _unpriced(need, action, label, event, blocked)
     showing = _showing(game, payers, need)
@@ -114,11 +133,19 @@ def pricer(game: GameView, payers: Iterable[PlayerState]) -> Price:
     """`priced` for many actions paid by the same payers: what their dice show is read once
     (each need apart only where a module changes what their dice are worth)."""
     payers = list(payers)
+    if len(payers) == 1:
+        listing = _LISTING.get()
+        if listing is not None:
+            return _payer_pricer(listing, game, payers[0])
+    return _new_pricer(game, payers)
+
+
+def _new_pricer(game: GameView, payers: list[PlayerState]) -> Price:
     if not game.setup.track_dice:
         return _unpriced
     for hook in game.module_hooks("pays_differently"):
         if hook(game, payers):
-            return partial(priced, game, payers)
+            return partial(_priced, game, payers)
     showing: Mapping[str, int]
     if len(payers) == 1:
         showing = payers[0].showing
@@ -127,6 +154,49 @@ def pricer(game: GameView, payers: Iterable[PlayerState]) -> Price:
         showing = _together(payers)
         free = sum([p.free_dice for p in payers])
     return partial(_priced_with, _quotes(showing, free), showing, free)
+
+
+_LISTING: ContextVar[dict[Any, Any] | None] = ContextVar("open_actions_listing", default=None)
+"""What the open actions listed together share (`one_listing`), None outside a listing."""
+
+
+@contextmanager
+def one_listing() -> Iterator[None]:
+    """List open actions together: until the block ends, each player's pricer (`priced`,
+    `pricer` for one payer) and what `once_a_listing` keeps are worked out once, for the game
+    does not change while its actions are listed (a listing inside one is part of it)."""
+    if _LISTING.get() is not None:
+        yield
+        return
+    token = _LISTING.set({})
+    try:
+        yield
+    finally:
+        _LISTING.reset(token)
+
+
+def _payer_pricer(listing: dict[Any, Any], game: GameView, payer: PlayerState) -> Price:
+    """The pricer of one payer, built once a listing."""
+    key = (id(game), id(payer))  # both live as long as the listing: their ids are theirs
+    price = listing.get(key)
+    if price is None:
+        price = listing[key] = _new_pricer(game, [payer])
+    return price
+
+
+T = TypeVar("T")
+
+
+def once_a_listing(key: tuple[Any, ...], work: Callable[[], T]) -> T:
+    """`work()`, done once a listing for this `key` (which names the game by its id); done
+    each time outside a listing."""
+    listing = _LISTING.get()
+    if listing is None:
+        return work()
+    if key in listing:
+        return listing[key]  # type: ignore[no-any-return]
+    done = listing[key] = work()
+    return done
 
 
 def _unpriced(

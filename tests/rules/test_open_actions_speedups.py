@@ -23,7 +23,7 @@ from rules.modules import (
     treasures_in_play,
 )
 from rules.odds import as_need, roll_odds
-from rules.open_action import OpenAction, changed, priced, pricer
+from rules.open_action import OpenAction, changed, one_listing, priced, pricer
 from rules.vocabulary import FACES
 
 CARDS = ("mechanic-torches", "priest-keys", "discoverer-run", None)
@@ -119,6 +119,9 @@ def test_priced_agrees_with_the_straightforward_code(modules, need, payers, trac
         assert fast == plain
         assert fast.to_json() == plain.to_json()
         assert pricer(game, chosen)(need, "enter", "enter", event, blocked) == plain
+        with one_listing():  # each payer's pricer shared, as while listing
+            assert priced(game, chosen, need, "enter", "enter", event, blocked) == plain
+            assert pricer(game, chosen)(need, "enter", "enter", event, blocked) == plain
     finally:
         game.setup = original
         for player, before in zip(chosen, saved, strict=True):
