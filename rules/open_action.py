@@ -33,8 +33,9 @@ def icons_needed(icons: tuple[str, ...]) -> Mapping[str, int]:
 
 
 # Not frozen: a frozen dataclass's __init__ costs twice as much, and a listing builds hundreds
-# (rules/benchmark.py); nothing changes an open action once it is built.
-@dataclass
+# (rules/benchmark.py); nothing changes an open action once it is built. Its __init__ is written
+# out: the generated one calls `dict` for each empty dict, a sixth of an action's cost.
+@dataclass(init=False)
 class OpenAction:
     """One action a player could take: the event that would do it, and what is still missing."""
 
@@ -53,6 +54,29 @@ class OpenAction:
     choices: list[dict[str, Any]] | None = None
     """Where an action needs a choice (a character's run, turn or move): each a `name` and
     the `event` that does it."""
+
+    def __init__(
+        self,
+        action: str,
+        label: str,
+        event: dict[str, Any],
+        missing: dict[str, int] | None = None,
+        blocked: str | None = None,
+        chance_next_roll: float | None = None,
+        expected_rolls: float | None = None,
+        need: dict[str, int] | None = None,
+        choices: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """An open action; `missing` and `need` are empty when not given."""
+        self.action = action
+        self.label = label
+        self.event = event
+        self.missing = {} if missing is None else missing
+        self.blocked = blocked
+        self.chance_next_roll = chance_next_roll
+        self.expected_rolls = expected_rolls
+        self.need = {} if need is None else need
+        self.choices = choices
 
     @property
     def possible(self) -> bool:
