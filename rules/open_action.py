@@ -35,7 +35,7 @@ def icons_needed(icons: tuple[str, ...]) -> Mapping[str, int]:
 # Not frozen: a frozen dataclass's __init__ costs twice as much, and a listing builds hundreds
 # (rules/benchmark.py); nothing changes an open action once it is built. Its __init__ is written
 # out: the generated one calls `dict` for each empty dict, a sixth of an action's cost.
-@dataclass(init=False)
+@dataclass(init=False, slots=True)
 class OpenAction:
     """One action a player could take: the event that would do it, and what is still missing."""
 
@@ -100,7 +100,8 @@ class OpenAction:
         }
 
 
-_FIELDS = frozenset(f.name for f in fields(OpenAction))
+_NAMES = tuple(f.name for f in fields(OpenAction))
+_FIELDS = frozenset(_NAMES)
 
 
 def changed(action: OpenAction, **changes: Any) -> OpenAction:
@@ -109,7 +110,8 @@ def changed(action: OpenAction, **changes: Any) -> OpenAction:
     if not _FIELDS.issuperset(changes):
         raise TypeError(f"an open action has no field {sorted(set(changes) - _FIELDS)[0]!r}")
     copy = object.__new__(OpenAction)
-    copy.__dict__.update(action.__dict__, **changes)
+    for name in _NAMES:
+        setattr(copy, name, changes[name] if name in changes else getattr(action, name))
     return copy
 
 
