@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState
@@ -217,25 +218,35 @@ def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
     return found
 
 
+_ONE_GOLDEN_MASK = icons_needed((GOLDEN_MASK,))
+
+
+@lru_cache(maxsize=8)
+def _black_masks(count: int) -> str:
+    """`2 black masks`, written once per count."""
+    return plural(count, "black mask")
+
+
 def _unlocks(game: Game, player: PlayerState) -> list[OpenAction]:
     if player.locked == 0:
         return []
     assert player.cell is not None
     found = []
     helpers = [player] + [p for p in game.players_in(player.cell) if p is not player]
+    limits = game.module_hooks("unlock_limit")
     for helper in helpers:
         if helper is not player and helper.showing[GOLDEN_MASK] == 0:
             continue
-        limit = max((hook(game, helper) for hook in game.module_hooks("unlock_limit")), default=2)
+        limit = max([hook(game, helper) for hook in limits]) if limits else 2
         count = min(limit, player.locked)
         by = "" if helper is player else f" with {helper.player_id}'s golden mask"
         found.append(
             priced(
                 game,
                 [helper],
-                {GOLDEN_MASK: 1},
+                _ONE_GOLDEN_MASK,
                 "unlock",
-                f"free {plural(count, 'black mask')}{by}",
+                f"free {_black_masks(count)}{by}",
                 {
                     "type": "unlock",
                     "player": player.player_id,
