@@ -702,11 +702,12 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         found.append(action)
 
     if ability_id == "discoverer-run":
+        at = game.temple.at
         choices = [
             {
-                "name": game.temple.at(cell).tile.name,  # type: ignore[union-attr]
+                "name": at(cell).tile.name,  # type: ignore[union-attr]
                 "note": _away(len(path)),
-                "event": {**base, "cells": [list(c) for c in path]},
+                "event": {"type": "ability", "player": pid, "cells": list(map(list, path))},
             }
             for cell, path in reachable(game, player)
         ]

@@ -330,19 +330,20 @@ def gear_choices(game: GameView, payers: list[str]) -> list[dict[str, Any]]:
             lines.setdefault(placed.cell[axis], []).append(placed)
         for number in sorted(lines):
             tiles = lines[number]
-            through = None
+            head = note = ""
             for towards, (dx, dy) in _SLIDES:
                 # `slide_blocker`'s test on the cells: a chamber beside one of the line's and not
                 # in the line; sliding along the line, the chamber beside is always in it
                 if (dy if axis == 1 else dx) and _any_beside(tiles, dx, dy, taken):
                     continue
-                if through is None:  # once a line: every way of it goes through this chamber
+                if not head:  # once a line: every way of it goes through this chamber
                     through = cell_place_name(tiles[0].cell, start)
+                    head = f"the {kind} through {tiles[0].tile.name} ({through}) one chamber "
+                    note = f"{len(tiles)} chambers move"
                 found.append(
                     {
-                        "name": f"the {kind} through {tiles[0].tile.name} ({through}) "
-                        f"one chamber {SIDE_WORDS[towards]}",
-                        "note": f"{len(tiles)} chambers move",
+                        "name": head + SIDE_WORDS[towards],
+                        "note": note,
                         "event": {
                             "type": "gear",
                             "players": payers,
