@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from rules.catalog import TileDef
@@ -49,16 +49,26 @@ class Temple:
         """The chambers of each feature (a Queenie chamber's), in the order they were placed."""
         self._starts: list[PlacedTile] = []
         """The starting chamber (a list: while a game is laid out, it may not be there yet)."""
+        self.at: Callable[[Cell], PlacedTile | None] = self._by_cell.get
+        """Return the chamber at a cell, if any (the chambers' own lookup: the open actions ask
+        it hundreds of times a listing, and a method's call cost more than the lookup)."""
+
+    def __getstate__(self) -> dict[str, object]:
+        """The temple's fields for a copy, all but the lookup (bound to these chambers)."""
+        state = dict(self.__dict__)
+        del state["at"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A copy's fields, its lookup bound to its own chambers."""
+        self.__dict__.update(state)
+        self.at = self._by_cell.get
 
     def __iter__(self) -> Iterator[PlacedTile]:
         return iter(self._by_cell.values())
 
     def __len__(self) -> int:
         return len(self._by_cell)
-
-    def at(self, cell: Cell) -> PlacedTile | None:
-        """Return the chamber at `cell`, if any."""
-        return self._by_cell.get(cell)
 
     def is_placed(self, tile_id: str) -> bool:
         """Tell whether the tile with this id lies in the temple."""
