@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
 
 from rules.engine import DIE_ICONS_TO_DISCOVER, Game, PlayerState
 from rules.module_protocol import GameView
-from rules.open_action import OpenAction, icons_needed, priced, pricer, unjoined_neighbours
-from rules.vocabulary import GOLDEN_MASK, KEY, Cell, opposite, plural, side_towards
+from rules.open_action import (
+    OpenAction,
+    icons_needed,
+    one_listing,
+    priced,
+    pricer,
+    unjoined_neighbours,
+)
+from rules.vocabulary import GOLDEN_MASK, KEY, OFFSETS, SIDES, Cell, opposite, plural, side_towards
 
 
 def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     """List every action open to `player_id` now, with what is missing for the rest."""
+    with one_listing():
+        return _open_actions(game, player_id)
+
+
+def _open_actions(game: Game, player_id: str) -> list[OpenAction]:
     player = game.players[player_id]
     if game.outcome != "running":
         return []
@@ -29,34 +43,46 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
     shut_side = game.module_hooks("shut_side")
     closed_tile = game.module_hooks("closed_tile")
     enter_variants = game.module_hooks("enter_variants")
-    for side, cell in game.temple.passages(here):
-        if any(hook(game, player, chamber, side, False) for hook in shut_side):
-            continue  # an inner wall (module 4), the slide's stairway (module 7)
-        target = game.temple.at(cell)
-        if target is None:
-            found.append(
-                price(
-                    DIE_ICONS_TO_DISCOVER,
-                    "discover",
-                    f"discover a chamber to the {side}",
-                    {"type": "discover", "player": player_id, "cell": list(cell)},
-                    held or (None if pile_left else "no tiles left in the draw pile"),
+    at = game.temple.at
+    x, y = here
+    # Loops rather than `any(...)` over the hooks below: a generator costs more than the hooks.
+    for side, facing, (dx, dy) in _STEPS:
+        if side not in chamber.open_sides:
+            continue
+        for hook in shut_side:
+            if hook(game, player, chamber, side, False):
+                break  # an inner wall (module 4), the slide's stairway (module 7)
+        else:
+            cell = (x + dx, y + dy)
+            target = at(cell)
+            if target is None:
+                found.append(
+                    price(
+                        DIE_ICONS_TO_DISCOVER,
+                        "discover",
+                        f"discover a chamber to the {side}",
+                        {"type": "discover", "player": player_id, "cell": [cell[0], cell[1]]},
+                        held or (None if pile_left else "no tiles left in the draw pile"),
+                    )
                 )
-            )
-        elif closed_tile and any(hook(game, target.tile) for hook in closed_tile):
-            continue  # nobody enters the ghost or obelisk chamber (module 5)
-        elif opposite(side) in target.open_sides:
-            found.append(
-                price(
-                    icons_needed(target.tile.enter),
-                    "enter",
-                    f"enter {target.tile.name} ({side})",
-                    {"type": "enter", "player": player_id, "cell": list(cell)},
-                    trapped,
-                )
-            )
-            for hook in enter_variants:
-                found.extend(hook(game, player, target, side))
+                continue
+            tile = target.tile
+            for hook in closed_tile:
+                if hook(game, tile):
+                    break  # nobody enters the ghost or obelisk chamber (module 5)
+            else:
+                if facing in target.open_sides:
+                    found.append(
+                        price(
+                            icons_needed(tile.enter),
+                            "enter",
+                            f"enter {tile.name} ({side})",
+                            {"type": "enter", "player": player_id, "cell": [cell[0], cell[1]]},
+                            trapped,
+                        )
+                    )
+                    for hook in enter_variants:
+                        found.extend(hook(game, player, target, side))
     for a, b in game.secret_passages:
         if here in (a, b):
             other = b if here == a else a
@@ -92,14 +118,30 @@ def open_actions(game: Game, player_id: str) -> list[OpenAction]:
         )
     for hook in game.module_hooks("open_actions"):
         found.extend(hook(game, player))
-    for hook in game.module_hooks("filter_open_actions"):
-        found = hook(game, found)
+    found = _filtered(game, found, game.module_hooks("filter_open_actions"))
     found.extend(_unlocks(game, player))
     for hook in game.module_hooks("open_actions_last"):
         found.extend(hook(game, player))
-    for hook in game.module_hooks("filter_last_actions"):
+    return _filtered(game, found, game.module_hooks("filter_last_actions"))
+
+
+def _filtered(game: Game, found: list[OpenAction], filters: tuple[Any, ...]) -> list[OpenAction]:
+    """`found` through the modules' filters, skipping those that change no kind listed."""
+    kinds: set[str] | None = None  # the kinds listed, worked out once for all the filters
+    for hook in filters:
+        wanted = hook.__self__.filtered_actions
+        if wanted is not None:
+            if kinds is None:
+                kinds = {a.action for a in found}
+            if kinds.isdisjoint(wanted):
+                continue
         found = hook(game, found)
+        kinds = None  # it may have changed the kinds
     return found
+
+
+_STEPS = tuple((side, opposite(side), OFFSETS[side]) for side in SIDES)
+"""Each side in `Temple.passages`' order, the side facing it, and the step it makes."""
 
 
 def secret_passage_spots(game: Game) -> list[tuple[Cell, Cell]]:
@@ -176,25 +218,35 @@ def _activations(game: Game, player: PlayerState) -> list[OpenAction]:
     return found
 
 
+_ONE_GOLDEN_MASK = icons_needed((GOLDEN_MASK,))
+
+
+@lru_cache(maxsize=8)
+def _black_masks(count: int) -> str:
+    """`2 black masks`, written once per count."""
+    return plural(count, "black mask")
+
+
 def _unlocks(game: Game, player: PlayerState) -> list[OpenAction]:
     if player.locked == 0:
         return []
     assert player.cell is not None
     found = []
     helpers = [player] + [p for p in game.players_in(player.cell) if p is not player]
+    limits = game.module_hooks("unlock_limit")
     for helper in helpers:
         if helper is not player and helper.showing[GOLDEN_MASK] == 0:
             continue
-        limit = max((hook(game, helper) for hook in game.module_hooks("unlock_limit")), default=2)
+        limit = max([hook(game, helper) for hook in limits]) if limits else 2
         count = min(limit, player.locked)
         by = "" if helper is player else f" with {helper.player_id}'s golden mask"
         found.append(
             priced(
                 game,
                 [helper],
-                {GOLDEN_MASK: 1},
+                _ONE_GOLDEN_MASK,
                 "unlock",
-                f"free {plural(count, 'black mask')}{by}",
+                f"free {_black_masks(count)}{by}",
                 {
                     "type": "unlock",
                     "player": player.player_id,
@@ -234,4 +286,5 @@ def team_actions(game: Game) -> list[OpenAction]:
 
 def all_open_actions(game: Game) -> dict[str, list[OpenAction]]:
     """Return every player's open actions, by player id."""
-    return {pid: open_actions(game, pid) for pid in game.players}
+    with one_listing():
+        return {pid: _open_actions(game, pid) for pid in game.players}

@@ -15,6 +15,7 @@ from rules.engine import Game
 from rules.module_characters import ABILITIES
 from rules.modules import curse_cards_in_play, treasures_in_play
 from rules.modules_registry import MODULES
+from rules.open_action import forget_prices
 from rules.simulate import PLAYER_COLOURS, random_events, roll
 from rules.vocabulary import SIDES
 
@@ -227,3 +228,4 @@ def _clear_odds_caches() -> None:
         odds.roll_odds,
     ):
         cached.cache_clear()
+    forget_prices()

@@ -35,7 +35,7 @@ from rules.vocabulary import (
 )
 
 if TYPE_CHECKING:
-    from rules.catalog import GemSpec
+    from rules.catalog import GemSpec, TileDef
     from rules.engine import PlayerState
 
 CHARACTERS_MODULE = "characters"
@@ -475,16 +475,22 @@ def reachable(game: GameView, player: PlayerState, steps: int = 3) -> list[tuple
                 target = at(other)
                 if target is None or facing not in target.open_sides:
                     continue
-                if shut and target.tile.quest in ("ghost", "obelisk"):
+                tile = target.tile
+                if shut and tile.quest in ("ghost", "obelisk"):
                     continue
-                if any(hook(game, player, placed, side, False) for hook in shut_side):
-                    continue  # one way only, or gated: the run cannot take it
-                if any(hook(game, target.tile) for hook in closed_tile):
-                    continue
-                paths[other] = [*paths[cell], other]
-                two_halves = doubles and target.tile.special == "double"
-                halves[other] = two_halves and arrives_in_rear(game, other, cell)
-                nxt.append(other)
+                # Loops rather than `any(...)`: a generator costs more than the hooks.
+                for hook in shut_side:
+                    if hook(game, player, placed, side, False):
+                        break  # one way only, or gated: the run cannot take it
+                else:
+                    for hook in closed_tile:
+                        if hook(game, tile):
+                            break
+                    else:
+                        paths[other] = [*paths[cell], other]
+                        two_halves = doubles and tile.special == "double"
+                        halves[other] = two_halves and arrives_in_rear(game, other, cell)
+                        nxt.append(other)
             for a, b in game.secret_passages:
                 passage_end = b if a == cell else a if b == cell else None
                 if passage_end is not None and passage_end not in paths:
@@ -669,6 +675,11 @@ def _away(steps: int) -> str:
 
 
 _TURNS = (("a quarter turn clockwise", 1), ("a half turn", 2), ("a quarter turn anticlockwise", 3))
+_TURNED = {
+    stairs: tuple((words, SIDES[(SIDES.index(stairs) + turns) % 4]) for words, turns in _TURNS)
+    for stairs in SIDES
+}
+"""For a stairway facing each side: each turn in words, and where the stairway then faces."""
 
 
 def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
@@ -691,11 +702,12 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         found.append(action)
 
     if ability_id == "discoverer-run":
+        at = game.temple.at
         choices = [
             {
-                "name": game.temple.at(cell).tile.name,  # type: ignore[union-attr]
+                "name": at(cell).tile.name,  # type: ignore[union-attr]
                 "note": _away(len(path)),
-                "event": {**base, "cells": [list(c) for c in path]},
+                "event": {"type": "ability", "player": pid, "cells": list(map(list, path))},
             }
             for cell, path in reachable(game, player)
         ]
@@ -713,10 +725,9 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         for placed in game.temple:
             if placed.tile.kind == "start":
                 continue
-            name, now, (x, y) = placed.tile.name, SIDES.index(placed.stairs), placed.cell
-            for words, turns in _TURNS:
-                event = {"type": "ability", "player": pid, "cell": [x, y]}
-                event["stairs"] = SIDES[(now + turns) % 4]
+            name, (x, y) = placed.tile.name, placed.cell
+            for words, stairs in _TURNED[placed.stairs]:
+                event = {"type": "ability", "player": pid, "cell": [x, y], "stairs": stairs}
                 choices.append({"name": name, "note": words, "event": event})
         if choices:
             priced("turn a chamber (2 torches)", base, choices)
@@ -725,10 +736,10 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         closed_tile = game.module_hooks("closed_tile")
         for cell in sorted(c for c in others if c is not None):
             target = game.temple.at(cell)
-            if target is not None and any(hook(game, target.tile) for hook in closed_tile):
+            if target is not None and _closed(game, closed_tile, target.tile):
                 continue  # the Beast's chamber takes nobody else (Queenie 16)
             names = " and ".join(
-                p.player_id.capitalize() for p in game.players_in(cell) if p is not player
+                [p.player_id.capitalize() for p in game.players_in(cell) if p is not player]
             )
             if ability_id == "mentalist-follow":
                 all_black = player.rolled and player.dice and player.locked == player.dice
@@ -787,6 +798,14 @@ def _character_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
                 {"type": "enter", "player": pid, "cell": list(cell), "ability": True},
             )
     return found
+
+
+def _closed(game: GameView, closed_tile: tuple[Any, ...], tile: TileDef) -> bool:
+    """Tell whether one of the modules' `closed_tile` hooks lets nobody into `tile`."""
+    for hook in closed_tile:  # noqa: SIM110 - any() over a generator costs more than the hooks
+        if hook(game, tile):
+            return True
+    return False
 
 
 def _offering_actions(

@@ -126,6 +126,10 @@ class Module:
     """The game attribute holding the module's state (None in games that do not play it)."""
     hook_order: ClassVar[Mapping[str, int]] = {}
     """Where this module's hook runs among the others' (default 50, ties in registry order)."""
+    filtered_actions: ClassVar[frozenset[str] | None] = None
+    """The kinds of open action (`OpenAction.action`) its `filter_open_actions` and
+    `filter_last_actions` may change: the open actions skip them when none of those is listed
+    (None: they always run)."""
 
     # ----- what a Queenie module adds to the box (modules 1-8 say it elsewhere) ---------------
 

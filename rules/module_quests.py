@@ -483,7 +483,7 @@ class QuestsModule(Module):
 
     def closed_tile(self, game: GameView, tile: TileDef) -> bool:
         """The ghost and obelisk chambers."""
-        return quest_of(game, tile) in ("ghost", "obelisk")
+        return tile.quest in ("ghost", "obelisk") and game.quests is not None  # `quest_of`
 
     def check_escape(self, game: GameView) -> None:
         """Nobody escapes while a quest marker is on the depot (page 17)."""

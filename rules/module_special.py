@@ -429,6 +429,8 @@ class SpecialModule(Module):
         self, game: GameView, player: PlayerState, chamber: PlacedTile, side: str, passage: bool
     ) -> bool:
         """Behind the inner wall of a double chamber."""
+        if chamber.tile.special != "double" or game.special is None:
+            return False  # `side_in_rear`'s None, asked of every side the open actions try
         return side_in_rear(game, chamber, side) not in (None, player.rear)
 
     def enter_variants(

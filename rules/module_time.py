@@ -14,7 +14,7 @@ from rules.catalog import TileDef
 from rules.errors import Rejection
 from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module
-from rules.open_action import OpenAction, describe_icons, priced
+from rules.open_action import OpenAction, changed, describe_icons, priced
 from rules.vocabulary import ADVENTURER, KEY, TORCH, Cell, plural
 
 if TYPE_CHECKING:
@@ -558,9 +558,7 @@ def _time_blocks(game: GameView, found: list[OpenAction]) -> list[OpenAction]:
         if what == "movement" and "movement" not in banned and "start" in banned:
             what = "start" if action.event.get("cell") == list(start) else None
         if what in banned and action.blocked is None:
-            action = OpenAction(
-                **{**action.__dict__, "blocked": "prohibition: " + PROHIBITIONS[what]}
-            )
+            action = changed(action, blocked="prohibition: " + PROHIBITIONS[what])
         out.append(action)
     return out
 

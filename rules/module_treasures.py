@@ -16,7 +16,7 @@ from rules.event_values import EventValue, Field
 from rules.module_protocol import GameView, Module, Spends
 from rules.module_special import lay_large_torch
 from rules.modules import CLAIM_COST, TREASURES, TREASURES_MODULE, treasures_in_play
-from rules.open_action import OpenAction, priced, unjoined_neighbours
+from rules.open_action import OpenAction, once_a_listing, priced, unjoined_neighbours
 from rules.vocabulary import Cell, side_towards
 
 if TYPE_CHECKING:
@@ -231,7 +231,9 @@ def _treasure_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
                     "use the Secret passage",
                     {"type": "use", "player": pid, "treasure": treasure_id},
                     blocked=None
-                    if next(unjoined_neighbours(game), None)
+                    if once_a_listing(
+                        ("unjoined", id(game)), lambda: any(unjoined_neighbours(game))
+                    )
                     else "no two adjacent chambers without an open passage",
                 )
             )

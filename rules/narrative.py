@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from base.words import DEFAULT_LANGUAGE, has_words, language, match_template, say
@@ -244,6 +245,13 @@ def place_name(cell: Any, start: tuple[int, int], lang: str = DEFAULT_LANGUAGE) 
     for count, word in rest:
         said += f" and {_count_word(count)} {word}"
     return f"{said} of the start"
+
+
+@lru_cache(maxsize=1024)
+def cell_place_name(cell: tuple[int, int], start: tuple[int, int]) -> str:
+    """`place_name` of a temple cell in English, worked out once per cell and start (the open
+    actions name many chambers in every listing)."""
+    return place_name(cell, start)
 
 
 def _name(pid: Any) -> str:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
 from functools import lru_cache, partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rules.module_protocol import GameView
 from rules.odds import roll_odds
-from rules.vocabulary import FACES, Cell, neighbour, plural
+from rules.vocabulary import FACES, Cell, plural
 
 if TYPE_CHECKING:
     from rules.engine import PlayerState
@@ -31,8 +33,9 @@ def icons_needed(icons: tuple[str, ...]) -> Mapping[str, int]:
 
 
 # Not frozen: a frozen dataclass's __init__ costs twice as much, and a listing builds hundreds
-# (rules/benchmark.py); nothing changes an open action once it is built.
-@dataclass
+# (rules/benchmark.py); nothing changes an open action once it is built. Its __init__ is written
+# out: the generated one calls `dict` for each empty dict, a sixth of an action's cost.
+@dataclass(init=False, slots=True)
 class OpenAction:
     """One action a player could take: the event that would do it, and what is still missing."""
 
@@ -51,6 +54,29 @@ class OpenAction:
     choices: list[dict[str, Any]] | None = None
     """Where an action needs a choice (a character's run, turn or move): each a `name` and
     the `event` that does it."""
+
+    def __init__(
+        self,
+        action: str,
+        label: str,
+        event: dict[str, Any],
+        missing: dict[str, int] | None = None,
+        blocked: str | None = None,
+        chance_next_roll: float | None = None,
+        expected_rolls: float | None = None,
+        need: dict[str, int] | None = None,
+        choices: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """An open action; `missing` and `need` are empty when not given."""
+        self.action = action
+        self.label = label
+        self.event = event
+        self.missing = {} if missing is None else missing
+        self.blocked = blocked
+        self.chance_next_roll = chance_next_roll
+        self.expected_rolls = expected_rolls
+        self.need = {} if need is None else need
+        self.choices = choices
 
     @property
     def possible(self) -> bool:
@@ -74,7 +100,8 @@ class OpenAction:
         }
 
 
-_FIELDS = frozenset(f.name for f in fields(OpenAction))
+_NAMES = tuple(f.name for f in fields(OpenAction))
+_FIELDS = frozenset(_NAMES)
 
 
 def changed(action: OpenAction, **changes: Any) -> OpenAction:
@@ -83,7 +110,8 @@ def changed(action: OpenAction, **changes: Any) -> OpenAction:
     if not _FIELDS.issuperset(changes):
         raise TypeError(f"an open action has no field {sorted(set(changes) - _FIELDS)[0]!r}")
     copy = object.__new__(OpenAction)
-    copy.__dict__.update(action.__dict__, **changes)
+    for name in _NAMES:
+        setattr(copy, name, changes[name] if name in changes else getattr(action, name))
     return copy
 
 
@@ -99,11 +127,28 @@ def priced(
     """Build an open action whose cost is `need`, paid by `payers` together."""
     if type(payers) is not list:
         payers = list(payers)
+    if len(payers) == 1:
+        listing = _LISTING.get()
+        if listing is not None:
+            return _payer_pricer(listing, game, payers[0])(need, action, label, event, blocked)
+    return _priced(game, payers, need, action, label, event, blocked)
+
+
+def _priced(
+    game: GameView,
+    payers: list[PlayerState],
+    need: Mapping[str, int],
+    action: str,
+    label: str,
+    event: dict[str, Any],
+    blocked: str | None = None,
+) -> OpenAction:
+    """`priced`, the payers' dice read for this need alone."""
     if not game.setup.track_dice:
         return _unpriced(need, action, label, event, blocked)
     showing = _showing(game, payers, need)
     free = payers[0].free_dice if len(payers) == 1 else sum([p.free_dice for p in payers])
-    return _priced_with(showing, free, need, action, label, event, blocked)
+    return _priced_with(_quotes(showing, free), showing, free, need, action, label, event, blocked)
 
 
 Price = Callable[..., OpenAction]
@@ -114,12 +159,70 @@ def pricer(game: GameView, payers: Iterable[PlayerState]) -> Price:
     """`priced` for many actions paid by the same payers: what their dice show is read once
     (each need apart only where a module changes what their dice are worth)."""
     payers = list(payers)
+    if len(payers) == 1:
+        listing = _LISTING.get()
+        if listing is not None:
+            return _payer_pricer(listing, game, payers[0])
+    return _new_pricer(game, payers)
+
+
+def _new_pricer(game: GameView, payers: list[PlayerState]) -> Price:
     if not game.setup.track_dice:
         return _unpriced
-    showing = _plain_showing(game, payers)
-    if showing is None:
-        return partial(priced, game, payers)
-    return partial(_priced_with, showing, sum([p.free_dice for p in payers]))
+    for hook in game.module_hooks("pays_differently"):
+        if hook(game, payers):
+            return partial(_priced, game, payers)
+    showing: Mapping[str, int]
+    if len(payers) == 1:
+        showing = payers[0].showing
+        free = payers[0].free_dice
+    else:
+        showing = _together(payers)
+        free = sum([p.free_dice for p in payers])
+    return partial(_priced_with, _quotes(showing, free), showing, free)
+
+
+_LISTING: ContextVar[dict[Any, Any] | None] = ContextVar("open_actions_listing", default=None)
+"""What the open actions listed together share (`one_listing`), None outside a listing."""
+
+
+@contextmanager
+def one_listing() -> Iterator[None]:
+    """List open actions together: until the block ends, each player's pricer (`priced`,
+    `pricer` for one payer) and what `once_a_listing` keeps are worked out once, for the game
+    does not change while its actions are listed (a listing inside one is part of it)."""
+    if _LISTING.get() is not None:
+        yield
+        return
+    token = _LISTING.set({})
+    try:
+        yield
+    finally:
+        _LISTING.reset(token)
+
+
+def _payer_pricer(listing: dict[Any, Any], game: GameView, payer: PlayerState) -> Price:
+    """The pricer of one payer, built once a listing."""
+    key = (id(game), id(payer))  # both live as long as the listing: their ids are theirs
+    price = listing.get(key)
+    if price is None:
+        price = listing[key] = _new_pricer(game, [payer])
+    return price
+
+
+T = TypeVar("T")
+
+
+def once_a_listing(key: tuple[Any, ...], work: Callable[[], T]) -> T:
+    """`work()`, done once a listing for this `key` (which names the game by its id); done
+    each time outside a listing."""
+    listing = _LISTING.get()
+    if listing is None:
+        return work()
+    if key in listing:
+        return listing[key]  # type: ignore[no-any-return]
+    done = listing[key] = work()
+    return done
 
 
 def _unpriced(
@@ -135,7 +238,35 @@ def _unpriced(
     )
 
 
+Quote = tuple[dict[str, int], float, float | None, dict[str, int], object]
+"""A need priced for some dice: what is missing, the odds (chance next roll, expected rolls),
+the cost, and the need itself where the quote is filed under its identity."""
+
+_QUOTES: dict[tuple[Any, ...], dict[object, Quote]] = {}
+"""Needs already priced, by the dice (the free dice and what they show), then by the need: a
+pure function of those, so an entry never goes stale; a table is emptied whole when full."""
+_DICE_MOST = 512
+_NEEDS_MOST = 256
+
+
+def forget_prices() -> None:
+    """Forget every need already priced (the benchmark's figure with cold caches)."""
+    _QUOTES.clear()
+
+
+def _quotes(showing: Mapping[str, int], free: int) -> dict[object, Quote]:
+    """The needs already priced for dice showing `showing` with `free` dice not locked."""
+    dice = (free, *showing.items())
+    quotes = _QUOTES.get(dice)
+    if quotes is None:
+        if len(_QUOTES) >= _DICE_MOST:
+            _QUOTES.clear()
+        quotes = _QUOTES[dice] = {}
+    return quotes
+
+
 def _priced_with(
+    quotes: dict[object, Quote],
     showing: Mapping[str, int],
     free: int,
     need: Mapping[str, int],
@@ -145,7 +276,23 @@ def _priced_with(
     blocked: str | None = None,
 ) -> OpenAction:
     """The open action costing `need`, for payers whose dice show `showing` (in what they are
-    worth towards it) with `free` dice not locked."""
+    worth towards it) with `free` dice not locked; `quotes` holds the needs priced for them."""
+    # A read-only need (`icons_needed`, a curse's lift, built once) is filed under its identity,
+    # which its entry keeps alive, hence unique; any other under its icons.
+    key = id(need) if type(need) is MappingProxyType else tuple(need.items())
+    quote = quotes.get(key)
+    if quote is None:
+        if len(quotes) >= _NEEDS_MOST:
+            quotes.clear()
+        quote = quotes[key] = _quote(showing, free, need)
+    # Copies: every action owns its dicts, as when each was built afresh.
+    return OpenAction(
+        action, label, event, quote[0].copy(), blocked, quote[1], quote[2], quote[3].copy()
+    )
+
+
+def _quote(showing: Mapping[str, int], free: int, need: Mapping[str, int]) -> Quote:
+    """Price `need` for dice showing `showing` with `free` dice not locked."""
     cost: dict[str, int] = {}
     missing: dict[str, int] = {}
     kept = 0  # the dice showing what is needed, kept for the next roll
@@ -158,12 +305,13 @@ def _priced_with(
             kept += have
         else:
             kept += n
+    pin = need if type(need) is MappingProxyType else None
     if not missing:
-        return OpenAction(action, label, event, missing, blocked, 1.0, 0.0, cost)
+        return missing, 1.0, 0.0, cost, pin
     # `missing` counts are all positive: sorted, it is already `as_need(missing)`.
     need_key = tuple(missing.items()) if len(missing) == 1 else tuple(sorted(missing.items()))
     chance, rolls = roll_odds(free - kept if free > kept else 0, need_key)
-    return OpenAction(action, label, event, missing, blocked, chance, rolls, cost)
+    return missing, chance, rolls, cost, pin
 
 
 def _showing(
@@ -180,15 +328,6 @@ def _showing(
     return _together(payers)
 
 
-def _plain_showing(game: GameView, payers: list[PlayerState]) -> Mapping[str, int] | None:
-    """What the payers' dice show together, whatever is needed; None where a module changes
-    what their dice are worth (that depends on the need)."""
-    for hook in game.module_hooks("pays_differently"):
-        if hook(game, payers):
-            return None
-    return _together(payers)
-
-
 def _together(payers: list[PlayerState]) -> Mapping[str, int]:
     if len(payers) == 1:
         return payers[0].showing
@@ -201,9 +340,9 @@ def _together(payers: list[PlayerState]) -> Mapping[str, int]:
 def unjoined_neighbours(game: GameView) -> Iterator[tuple[Cell, Cell]]:
     """Every pair of adjacent chambers with no open passage between them, each pair once, in
     temple order (where module 2's Secret passage may be laid)."""
+    at = game.temple.at
     for placed in game.temple:
-        a = placed.cell
-        for side in ("N", "E"):
-            b = neighbour(a, side)
-            if game.temple.at(b) is not None and not game.connected(a, b):
+        a = x, y = placed.cell
+        for b in ((x, y + 1), (x + 1, y)):  # north, then east
+            if at(b) is not None and not game.connected(a, b):
                 yield a, b

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from rules.catalog import TileDef
-from rules.vocabulary import SIDES, Cell, neighbour, opposite, rotate, side_towards
+from rules.vocabulary import SIDES, STEP_SIDES, Cell, neighbour, rotate
 
 
 def quarter_turns_for(stairs: str) -> int:
@@ -49,16 +49,26 @@ class Temple:
         """The chambers of each feature (a Queenie chamber's), in the order they were placed."""
         self._starts: list[PlacedTile] = []
         """The starting chamber (a list: while a game is laid out, it may not be there yet)."""
+        self.at: Callable[[Cell], PlacedTile | None] = self._by_cell.get
+        """Return the chamber at a cell, if any (the chambers' own lookup: the open actions ask
+        it hundreds of times a listing, and a method's call cost more than the lookup)."""
+
+    def __getstate__(self) -> dict[str, object]:
+        """The temple's fields for a copy, all but the lookup (bound to these chambers)."""
+        state = dict(self.__dict__)
+        del state["at"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A copy's fields, its lookup bound to its own chambers."""
+        self.__dict__.update(state)
+        self.at = self._by_cell.get
 
     def __iter__(self) -> Iterator[PlacedTile]:
         return iter(self._by_cell.values())
 
     def __len__(self) -> int:
         return len(self._by_cell)
-
-    def at(self, cell: Cell) -> PlacedTile | None:
-        """Return the chamber at `cell`, if any."""
-        return self._by_cell.get(cell)
 
     def is_placed(self, tile_id: str) -> bool:
         """Tell whether the tile with this id lies in the temple."""
@@ -105,8 +115,9 @@ class Temple:
         first, second = self._by_cell.get(a), self._by_cell.get(b)
         if first is None or second is None:
             return False
-        side = side_towards(a, b)
-        return side is not None and side in first.open_sides and opposite(side) in second.open_sides
+        # Both lie in the temple, so both are cells (tuples): the step between them is exact.
+        sides = STEP_SIDES.get((b[0] - a[0], b[1] - a[1]))
+        return sides is not None and sides[0] in first.open_sides and sides[1] in second.open_sides
 
     def passages(self, cell: Cell) -> list[tuple[str, Cell]]:
         """Return `(side, neighbour)` for every open side of the chamber at `cell`."""
@@ -117,4 +128,6 @@ class Temple:
 
     def start_cell(self) -> Cell:
         """Return the cell of the starting chamber."""
-        return next(p.cell for p in self._starts)  # the first placed, as a walk of the temple
+        for placed in self._starts:
+            return placed.cell  # the first placed, as a walk of the temple
+        raise StopIteration  # no starting chamber yet (what `next` on none raised before)

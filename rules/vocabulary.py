@@ -34,6 +34,10 @@ _OPPOSITE: Final[dict[str, str]] = {side: SIDES[(i + 2) % 4] for i, side in enum
 
 OFFSETS: Final[dict[str, tuple[int, int]]] = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 """The step from a cell to its neighbour on each side (x grows East, y grows North)."""
+STEP_SIDES: Final[dict[tuple[int, int], tuple[str, str]]] = {
+    step: (side, _OPPOSITE[side]) for side, step in OFFSETS.items()
+}
+"""For each step to a neighbour, the side it leaves by and the side it enters by."""
 
 PLAYER_ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]+$")
 

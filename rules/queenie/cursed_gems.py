@@ -71,6 +71,7 @@ class CursedGemsModule(Module):
         "the one-gem chambers get face-down gem location tiles, looked at with 2 keys."
     )
     rulebook = "Big Box page 35 (Queenie box: Queenie 11)"
+    filtered_actions = frozenset({"escape"})
     event_types = ("gem_location",)
     event_classes = (GemLocation,)
     state_attr = "cursed_gems"

@@ -35,6 +35,7 @@ class DoomedModule(Module):
         "Doomed (no escape until it is lifted) and Stand up (stand until it is lifted)."
     )
     rulebook = "Big Box pages 26-27"
+    filtered_actions = frozenset({"escape"})
     curse_cards = (
         CurseCard(
             DOOMED,

@@ -16,7 +16,7 @@ from rules.catalog import TileDef
 from rules.errors import RecordError, Rejection
 from rules.event_values import EventValue, Field, FieldRead
 from rules.module_protocol import GameView, Module
-from rules.open_action import OpenAction, priced
+from rules.open_action import OpenAction, changed, priced
 from rules.vocabulary import ADVENTURER, KEY, Cell, parse_cell, plural
 
 if TYPE_CHECKING:
@@ -397,6 +397,8 @@ class MayaCalendarModule(Module):
         "the Maya calendar dictates, or face its consequences."
     )
     rulebook = "Big Box pages 32-33"
+    # the kind of every action whose event is an `activate` (the gems' and the Priest's offering)
+    filtered_actions = frozenset({"activate"})
     event_types = ("calendar_tile", "calendar_swap", "calendar_die", "calendar_advance")
     event_classes = (CalendarTile, CalendarSwap, CalendarDie, CalendarAdvance)
     state_attr = "maya_calendar"
@@ -536,7 +538,7 @@ def _greyed(game: GameView, action: Any) -> Any:
     if not isinstance(cell, list) or len(cell) != 2:
         return action
     why = gem_refusal(game, (cell[0], cell[1]))
-    return action if why is None else dataclasses.replace(action, blocked=why)
+    return action if why is None else changed(action, blocked=why)
 
 
 # ----- open actions, log words and reminders ------------------------------------------------

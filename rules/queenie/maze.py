@@ -319,7 +319,7 @@ def turn_gears(game: GameView, event: Gear) -> None:
 
 def gear_choices(game: GameView, payers: list[str]) -> list[dict[str, Any]]:
     """Every row and column that may slide, each way it may go, as the dashboard's choices."""
-    from rules.narrative import place_name  # here: it imports the engine
+    from rules.narrative import cell_place_name  # here: it imports the engine
 
     start = game.temple.start_cell()
     taken = {p.cell for p in game.temple}
@@ -330,21 +330,20 @@ def gear_choices(game: GameView, payers: list[str]) -> list[dict[str, Any]]:
             lines.setdefault(placed.cell[axis], []).append(placed)
         for number in sorted(lines):
             tiles = lines[number]
-            through = None
-            for towards in SIDES:
-                dx, dy = OFFSETS[towards]
+            head = note = ""
+            for towards, (dx, dy) in _SLIDES:
                 # `slide_blocker`'s test on the cells: a chamber beside one of the line's and not
                 # in the line; sliding along the line, the chamber beside is always in it
-                leaving = dy if axis == 1 else dx
-                if leaving and any((p.cell[0] + dx, p.cell[1] + dy) in taken for p in tiles):
+                if (dy if axis == 1 else dx) and _any_beside(tiles, dx, dy, taken):
                     continue
-                if through is None:  # once a line: every way of it goes through this chamber
-                    through = place_name(tiles[0].cell, start)
+                if not head:  # once a line: every way of it goes through this chamber
+                    through = cell_place_name(tiles[0].cell, start)
+                    head = f"the {kind} through {tiles[0].tile.name} ({through}) one chamber "
+                    note = f"{len(tiles)} chambers move"
                 found.append(
                     {
-                        "name": f"the {kind} through {tiles[0].tile.name} ({through}) "
-                        f"one chamber {SIDE_WORDS[towards]}",
-                        "note": f"{len(tiles)} chambers move",
+                        "name": head + SIDE_WORDS[towards],
+                        "note": note,
                         "event": {
                             "type": "gear",
                             "players": payers,
@@ -354,6 +353,19 @@ def gear_choices(game: GameView, payers: list[str]) -> list[dict[str, Any]]:
                     }
                 )
     return found
+
+
+_SLIDES = tuple((side, OFFSETS[side]) for side in SIDES)
+"""Each way a line may slide, in `SIDES` order, and the step it makes."""
+
+
+def _any_beside(tiles: list[PlacedTile], dx: int, dy: int, taken: set[Cell]) -> bool:
+    """Tell whether a chamber lies a step (`dx`, `dy`) from one of `tiles`."""
+    for placed in tiles:
+        x, y = placed.cell
+        if (x + dx, y + dy) in taken:
+            return True
+    return False
 
 
 # ----- the treasures (page 30) --------------------------------------------------------------

@@ -17,7 +17,7 @@ from rules.module_characters import Ability, default_characters
 from rules.module_protocol import GameView, Module, Spends
 from rules.module_treasures import Use
 from rules.modules import TreasureTile
-from rules.open_action import OpenAction, priced
+from rules.open_action import OpenAction, changed, priced
 from rules.temple import PlacedTile
 from rules.vocabulary import ADVENTURER, BLACK_MASK, FACES, KEY, TORCH, Cell, neighbour, plural
 
@@ -450,24 +450,24 @@ def _said(faces: Any) -> str:
 # ----- open actions -------------------------------------------------------------------------
 
 
+_AROUND = tuple((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0))
+"""The steps to the eight cells around one, diagonals too, west to east, south to north."""
+
+
 def _portal_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
     """A move with the Portal to each adjacent chamber, diagonals too."""
     if PORTAL not in player.treasures or player.cell is None:
         return []
     x, y = player.cell
+    pid = player.player_id
+    at = game.temple.at
     choices = [
         {
             "name": placed.tile.name,
-            "event": {
-                "type": "use",
-                "player": player.player_id,
-                "treasure": PORTAL,
-                "cell": [x + dx, y + dy],
-            },
+            "event": {"type": "use", "player": pid, "treasure": PORTAL, "cell": [x + dx, y + dy]},
         }
-        for dx in (-1, 0, 1)
-        for dy in (-1, 0, 1)
-        if (dx, dy) != (0, 0) and (placed := game.temple.at((x + dx, y + dy))) is not None
+        for dx, dy in _AROUND
+        if (placed := at((x + dx, y + dy))) is not None
     ]
     if not choices:
         return []
@@ -491,7 +491,7 @@ def _void_actions(game: GameView, player: PlayerState) -> list[OpenAction]:
         return []
     down = None if player.charged or player.ability == "void-runner-step" else "card face down"
     action = priced(game, [player], VOID_COST, "void_run", "step outside (2 adventurers)", base)
-    return [OpenAction(**{**action.__dict__, "choices": choices, "blocked": down})]
+    return [changed(action, choices=choices, blocked=down)]
 
 
 def _exchange_actions(game: GameView, player: PlayerState) -> list[OpenAction]:

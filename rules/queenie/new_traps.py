@@ -150,13 +150,13 @@ def held_why(game: GameView, player: PlayerState, discovering: bool) -> str | No
 
 
 def _where(game: GameView, cell: Cell) -> str:
-    from rules.narrative import place_name  # here: it imports the engine
+    from rules.narrative import cell_place_name  # here: it imports the engine
 
     placed = game.temple.at(cell)
     name = placed.tile.name if placed is not None else "no chamber"
     if placed is not None and placed.tile.kind == "start":
         return "the starting chamber"
-    return f"{name} ({place_name(cell, game.temple.start_cell())})"
+    return f"{name} ({cell_place_name(cell, game.temple.start_cell())})"
 
 
 def gate_between(game: GameView, a: Cell, b: Cell) -> str | None:
@@ -165,8 +165,14 @@ def gate_between(game: GameView, a: Cell, b: Cell) -> str | None:
     if not gates:
         return None
     start = game.temple.start_cell()
+    if a == start:
+        other = b
+    elif b == start:
+        other = a
+    else:
+        return None
     for side in gates:
-        if {a, b} == {start, neighbour(start, side)}:
+        if neighbour(start, side) == other:
             return side
     return None
 
@@ -452,7 +458,7 @@ class NewTrapsModule(Module):
         self, game: GameView, player: PlayerState, chamber: PlacedTile, side: str, passage: bool
     ) -> bool:
         """A gated entrance of the start."""
-        if passage:
+        if passage or not _state(game).gates:
             return False
         return gate_between(game, chamber.cell, neighbour(chamber.cell, side)) is not None
 

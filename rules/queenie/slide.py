@@ -87,6 +87,7 @@ class SlideModule(Module):
         "and a torch to discover. Adds the Cyclops curse."
     )
     rulebook = "Queenie box, Queenie 12"
+    filtered_actions = frozenset({"enter"})
     curse_cards = (CYCLOPS,)
 
     @classmethod

@@ -1,7 +1,8 @@
 """The open actions' fast paths give what the straightforward code gives (issue: open actions
 under 1 ms with every module on): `priced` and `pricer` against the plain implementation they
-replaced, `changed` against `dataclasses.replace`, and the module sets' curse cards and
-treasure tiles, built once, against a fresh build."""
+replaced, `changed` against `dataclasses.replace`, the module sets' curse cards and treasure
+tiles, built once, against a fresh build, and the filters the open actions skip (those whose
+`filtered_actions` are not listed) against running them."""
 
 import dataclasses
 import random
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.actions import all_open_actions
 from rules.benchmark import grid_temple_game
 from rules.game_setup import KNOWN_MODULES
 from rules.modules import (
@@ -21,7 +23,7 @@ from rules.modules import (
     treasures_in_play,
 )
 from rules.odds import as_need, roll_odds
-from rules.open_action import OpenAction, changed, priced, pricer
+from rules.open_action import OpenAction, changed, one_listing, priced, pricer
 from rules.vocabulary import FACES
 
 CARDS = ("mechanic-torches", "priest-keys", "discoverer-run", None)
@@ -117,6 +119,9 @@ def test_priced_agrees_with_the_straightforward_code(modules, need, payers, trac
         assert fast == plain
         assert fast.to_json() == plain.to_json()
         assert pricer(game, chosen)(need, "enter", "enter", event, blocked) == plain
+        with one_listing():  # each payer's pricer shared, as while listing
+            assert priced(game, chosen, need, "enter", "enter", event, blocked) == plain
+            assert pricer(game, chosen)(need, "enter", "enter", event, blocked) == plain
     finally:
         game.setup = original
         for player, before in zip(chosen, saved, strict=True):
@@ -192,3 +197,45 @@ def test_changed_refuses_a_field_an_open_action_does_not_have():
     action = OpenAction("escape", "escape", {"type": "escape"})
     with pytest.raises(TypeError, match="no field 'blockd'"):
         changed(action, blockd="doomed")
+
+
+def _scene(seed):
+    """The benchmark's scene with every module, the exit laid under the first player (an
+    escape for the filters to grey out)."""
+    game = grid_temple_game(seed, modules=KNOWN_MODULES)
+    first = next(iter(game.players.values()))
+    exit_tile = next(tile for tile in game.catalog.values() if tile.kind == "exit")
+    old = game.temple.remove(first.cell)
+    game.temple.place(exit_tile, first.cell, old.stairs)
+    return game
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_filter_skipped_for_want_of_its_kinds_would_change_nothing(seed):
+    game = _scene(seed)
+    listed = all_open_actions(game)
+    filters = [
+        hook
+        for name in ("filter_open_actions", "filter_last_actions")
+        for hook in game.module_hooks(name)
+        if hook.__self__.filtered_actions is not None
+    ]
+    assert filters
+    assert any(a.action == "escape" for actions in listed.values() for a in actions)
+    for hook in filters:
+        kinds = hook.__self__.filtered_actions
+        for actions in listed.values():
+            others = [a for a in actions if a.action not in kinds]
+            assert hook(game, list(others)) == others
+
+
+def test_every_activation_listed_is_of_the_kind_the_calendar_filters():
+    activations = [
+        a
+        for seed in range(4)
+        for actions in all_open_actions(_scene(seed)).values()
+        for a in actions
+        if a.event.get("type") == "activate"
+    ]
+    assert activations
+    assert all(a.action == "activate" for a in activations)
