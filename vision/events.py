@@ -334,8 +334,8 @@ class EventMaker:
         first (with dice tracked), then the one whose roll is the oldest (a player who reaches
         for a tile stops rolling meanwhile, while the others roll on: on the true records of 14
         rendered games the oldest roll was the discoverer's in 15 of the 20 discoveries more
-        than one player could have made, the newest in 4); the arms seen reaching over the
-        cell order them again, ties keeping this order."""
+        than one player could have made, the newest in 4); an arm seen clearly over the cell
+        puts its player first again (`_reached_first`)."""
         last_roll: dict[str, int] = {}
         for index, event in enumerate(game.accepted):
             if event.get("type") == "dice" and event.get("player") in candidates:

@@ -93,6 +93,7 @@ class Stabiliser:
                 where,
                 list(faces),
                 tuple(dict(v) for v in self._votes[player][1]),
+                frames=1 if clear else self.settings.min_frames,
             )
         slow = self.settings.piece_seconds
         for cell, tile in obs.tiles.items():
@@ -155,13 +156,16 @@ class Stabiliser:
         where: np.ndarray | None = None,
         faces_here: list[str] | None = None,
         votes: tuple[Mapping[str, float], ...] = (),
+        frames: int | None = None,
     ) -> list[Settled]:
+        """Feed one frame's value; return it once it has lasted `frames` frames (default:
+        `min_frames`) and `seconds` and differs from what settled before (dice: or was rolled)."""
         run = self._runs.get(key)
         if run is None or run.value != value:
             run = self._runs[key] = _Run(value, t, t, 1, conf)
         else:
             run.last_t, run.frames, run.conf = t, run.frames + 1, min(run.conf, conf)
-        frames = 1 if seconds <= 0 else self.settings.min_frames
+        frames = self.settings.min_frames if frames is None else frames
         if run.frames < frames or run.last_t - run.first_t < seconds:
             return []
         before = self.settled.get(key)

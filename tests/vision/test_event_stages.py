@@ -228,35 +228,36 @@ def test_black_masks_put_back_elsewhere_are_an_unlock_even_if_a_still_die_reads_
     assert table.game.players["red"].locked == 0
 
 
-def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
-    adventurers = ("adventurer", "adventurer", "adventurer", "key", "torch")
-    placed_by = {}
-    for placer in ("red", "blue"):
-        table = Table()
-        table.roll("red", adventurers)
-        table.roll("blue", adventurers)  # both could discover: only the arm tells who did
-        table.reach = {(0, 1): placer}
-        table.show(6)  # an arm from the placer's seat over the cell, seen clearly
+CAN_DISCOVER = ("adventurer", "adventurer", "adventurer", "key", "torch")
+
+
+def _discoverer(rolled: tuple[str, str], arm: str | None = None, arm_frames: int = 0) -> str:
+    """Who is credited with a chamber laid beside two players who rolled (in `rolled`'s order)
+    enough adventurers to pay for it, an arm from `arm`'s seat seen over its cell in
+    `arm_frames` frames before it was laid."""
+    table = Table()
+    for player in rolled:
+        table.roll(player, CAN_DISCOVER)
+    if arm is not None:
+        table.reach = {(0, 1): arm}
+        table.show(arm_frames)
         table.reach = {}
-        table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
-        table.show(6)
-        discover = [e for e in table.events if e["type"] == "discover"]
-        assert len(discover) == 1 and table.verdicts[-1]
-        placed_by[placer] = discover[0]["player"]
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    table.show(6)
+    discover = [e for e in table.events if e["type"] == "discover"]
+    assert len(discover) == 1 and table.verdicts[-1]
+    return str(discover[0]["player"])
+
+
+def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
+    # both could discover: an arm from the placer's seat over the cell, seen clearly, tells
+    placed_by = {p: _discoverer(("red", "blue"), arm=p, arm_frames=6) for p in ("red", "blue")}
     assert placed_by == {"red": "red", "blue": "blue"}
 
 
 def test_an_arm_glimpsed_over_a_new_chamber_does_not_outweigh_who_rolled_when() -> None:
-    adventurers = ("adventurer", "adventurer", "adventurer", "key", "torch")
-    table = Table()
-    table.roll("red", adventurers)
-    table.roll("blue", adventurers)
-    table.reach = {(0, 1): "blue"}
-    table.show(2)  # two frames of a motion box that may be anyone's arm
-    table.reach = {}
-    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
-    table.show(6)
-    assert [e["player"] for e in table.events if e["type"] == "discover"] == ["red"]
+    # two frames of a motion box that may be anyone's arm
+    assert _discoverer(("red", "blue"), arm="blue", arm_frames=2) == "red"
 
 
 def test_a_die_misread_in_one_still_frame_is_outvoted_by_the_others() -> None:
@@ -326,16 +327,8 @@ def test_a_roll_read_less_clearly_needs_a_second_still_frame() -> None:
 
 
 def test_with_no_arm_seen_a_new_chamber_goes_to_whoever_has_not_rolled_since() -> None:
-    adventurers = ("adventurer", "adventurer", "adventurer", "key", "torch")
-    credited = {}
-    for first in ("red", "blue"):
-        table = Table()
-        later = "blue" if first == "red" else "red"
-        table.roll(first, adventurers)  # rolls, then reaches for a tile
-        table.roll(later, adventurers)  # rolls on meanwhile: both could pay for it
-        table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
-        table.show(6)
-        discover = [e for e in table.events if e["type"] == "discover"]
-        assert len(discover) == 1 and table.verdicts[-1]
-        credited[first] = discover[0]["player"]
+    # the first rolls, then reaches for a tile; the other rolls on meanwhile: both could pay
+    credited = {
+        first: _discoverer((first, later)) for first, later in (("red", "blue"), ("blue", "red"))
+    }
     assert credited == {"red": "red", "blue": "blue"}
