@@ -7,10 +7,11 @@ with neighbours, a finger over it, gems or tile art around, under a random light
 hands, figures, tile backs, clutter, bare table, the gap between two dice, a die's edge). A
 localiser box around the object is jittered (centre up to 15 % of its side, size +-20 %) and the
 crop is cut from the patch exactly as `vision.face_reader` cuts it from a frame, then turned by
-a random quarter turn. A die whose face cannot be read (tipped over 30 degrees, smeared, mostly
-hidden, or showing a side nearly as large as its top) is labelled `UNKNOWN`: the trainer
-teaches an even share over the five faces for it. Crop `index` of a seed depends on nothing
-else, so any worker can draw any crop.
+a random quarter turn. A die leaning on a neighbour (tipped 12-40 degrees, as dice come to rest
+against each other) is read: its top face is what the roll shows. A die whose face cannot be
+read (tipped over 42 degrees, smeared, mostly hidden, or showing a side nearly as large as its
+top) is labelled `UNKNOWN`: the trainer teaches an even share over the five faces for it.
+Crop `index` of a seed depends on nothing else, so any worker can draw any crop.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from typing import Any
 import numpy as np
 
 from models.synth.canvas import Canvas
-from models.synth.crop_die import DiePaint, draw_painted_die, lying_die, top_share
+from models.synth.crop_die import (
+    DiePaint,
+    axis_angle,
+    draw_painted_die,
+    lying_die,
+    top_share,
+)
 from models.synth.crop_effects import apply_crop_effects
 from models.synth.crop_look import LIGHTS, PRINTS, WOODS, Look, jitter_colour
 from models.synth.crop_scene import (
@@ -42,6 +49,7 @@ from models.synth.crop_scene import (
 from models.synth.draw_dice import die_shadow
 from models.synth.draw_props import draw_figure, draw_gem, draw_hand, gem_shadow, hand_shadow
 from models.synth.draw_trinkets import SMALL_KINDS, draw_trinket, random_trinket, trinket_shadow
+from models.synth.layout import cubes_touch
 from models.synth.scene import PLAYER_COLOURS, Die, Figure, Gem
 from rules.vocabulary import FACES
 from vision.detections import box_iou
@@ -56,6 +64,14 @@ READABLE = 0.6
 TOP_SHARE = 1.5
 """A die is read only when its top face shows at least this many times any other face's area
 in the image (a die tipped toward the camera, or far off its axis, shows a side as much)."""
+LEANING = 0.2
+"""Share of the readable die crops whose die leans on a neighbour."""
+LEAN_TILT = (12.0, 40.0)
+"""How far a leaning die is tipped (the game renderer leans dice 12-38 degrees)."""
+LEAN_SHARE = 1.0
+"""A leaning die is read while its top is the largest face in view (players read it so)."""
+TIPPED = (42.0, 65.0)
+"""How far an unreadable tipped die is tipped (beyond any leaning die, so no tilt is both)."""
 NEGATIVE_IOU = 0.3
 """A not_die box overlaps every die less than this."""
 SHIFT, ZOOM = 0.15, 0.2
@@ -149,19 +165,52 @@ def _add_die(
 ) -> tuple[int, Die, DiePaint]:
     """Put a die showing `face` at table `xy`; return its id, the die and its paint."""
     die = lying_die(face, np.array([xy[0], xy[1], DIE_MM / 2]), tilt, patch.rng)
-    die = _place_die(patch, die)
+    return _add_built(patch, _place_die(patch, die), paint)
+
+
+def _add_built(patch: _Patch, die: Die, paint: DiePaint | None = None) -> tuple[int, Die, DiePaint]:
+    """Put an already posed die on the table; return its id, the die and its paint."""
     obj = patch.new_id()
     patch.dice[obj] = die
     patch.shadows.append(die_shadow(patch.view.camera, die, DIE_MM, patch.light))
     return obj, die, paint or patch.paint
 
 
-def _neighbours(
-    patch: _Patch, centre: np.ndarray, count: int, touch: float = 0.35
-) -> list[tuple[int, Die, DiePaint]]:
-    """Put `count` dice around `centre` (touching, or a little apart), never on each other."""
+def _leaning_pair(
+    patch: _Patch, face: str, centre: np.ndarray, tilt: float
+) -> tuple[tuple[int, Die, DiePaint], tuple[int, Die, DiePaint]]:
+    """Put a die showing `face` at `centre` leaning `tilt` degrees on a flat neighbour it
+    touches; return the leaning die and its support."""
     rng = patch.rng
-    placed: list[np.ndarray] = [centre]
+    heading = rng.uniform(0, 2 * math.pi)
+    toward = np.array([math.cos(heading), math.sin(heading), 0.0])
+    die = lying_die(face, np.array([centre[0], centre[1], DIE_MM / 2]), 0.0, rng)
+    axis = np.cross(np.array([0.0, 0.0, 1.0]), toward)
+    die.rotation = axis_angle(axis, math.radians(tilt)) @ die.rotation  # top toward `toward`
+    die = _place_die(patch, die)
+    other = str(FACES[int(rng.integers(len(FACES)))])
+    support = lying_die(other, np.array([centre[0], centre[1], DIE_MM / 2]), 0.0, rng)
+    # Slide the support in from afar until it meets the leaning die, then back off a little.
+    for dist in np.arange(2.0 * DIE_MM, 0.5 * DIE_MM, -0.25):
+        support.centre = die.centre * [1, 1, 0] + toward * dist + [0, 0, DIE_MM / 2]
+        if cubes_touch(die, support, DIE_MM):
+            support.centre = support.centre + toward * 0.25
+            break
+    paint = patch.paint if rng.random() < 0.8 else _paint(rng, "natural", "standard")
+    return _add_built(patch, die), _add_built(patch, support, paint)
+
+
+def _neighbours(
+    patch: _Patch,
+    centre: np.ndarray,
+    count: int,
+    touch: float = 0.35,
+    taken: list[np.ndarray] | None = None,
+) -> list[tuple[int, Die, DiePaint]]:
+    """Put `count` dice around `centre` (touching, or a little apart), never on each other nor
+    on the dice lying at `taken`."""
+    rng = patch.rng
+    placed: list[np.ndarray] = [centre, *(taken or [])]
     out = []
     for _ in range(count):
         for _attempt in range(10):
@@ -299,16 +348,24 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
     elif rng.random() < 0.03:
         info["under"] = draw_clutter(patch.canvas, patch.view, rng, patch.new_id())
     tilt = 0.0
+    leaning = how == "read" and rng.random() < LEANING
     if how == "tilt":
-        tilt = rng.uniform(27, 58)
+        tilt = rng.uniform(*TIPPED)
+    elif leaning:
+        tilt = rng.uniform(*LEAN_TILT)
     elif rng.random() < 0.3:
         tilt = rng.uniform(3, 20)
     elif rng.random() < 0.6:
         tilt = rng.uniform(0, 3)
     centre = patch.view.target
-    target = _add_die(patch, face, centre, tilt)
-    count = int(rng.choice(4, p=[0.4, 0.3, 0.18, 0.12]))
-    others = _neighbours(patch, centre, count)
+    if leaning:
+        target, support = _leaning_pair(patch, face, centre, tilt)
+        count = int(rng.choice(3, p=[0.5, 0.3, 0.2]))
+        others = [support, *_neighbours(patch, centre, count, taken=[support[1].centre[:2]])]
+    else:
+        target = _add_die(patch, face, centre, tilt)
+        count = int(rng.choice(4, p=[0.4, 0.3, 0.18, 0.12]))
+        others = _neighbours(patch, centre, count)
     gems = []
     if rng.random() < 0.12:
         angle = rng.uniform(0, 2 * math.pi)
@@ -332,7 +389,11 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
             draw_gem(patch.canvas, patch.view.camera, gem, GEM_MM, obj)
         for draw in beside:
             draw()
-        _draw_dice(patch, [target, *others], motion)
+        if leaning:  # the leaning die rests on its support: drawn over it
+            _draw_dice(patch, others)
+            _draw_dice(patch, [target], motion)
+        else:
+            _draw_dice(patch, [target, *others], motion)
         if how == "covered":
             _finger_over(patch, centre, rng.uniform(0.55, 0.95))
         elif rng.random() < 0.12:
@@ -346,7 +407,9 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
     info.update(face=face, tilt=round(tilt, 1), motion=round(motion, 1), seen=round(seen, 2))
     share = top_share(patch.view.camera, target[1], DIE_MM)
     info.update(swapped=patch.paint.swapped, neighbours=len(others), top_share=round(share, 2))
-    readable = how == "read" and seen >= READABLE and share >= TOP_SHARE and box is not None
+    info["leaning"] = leaning
+    least_share = LEAN_SHARE if leaning else TOP_SHARE
+    readable = how == "read" and seen >= READABLE and share >= least_share and box is not None
     if box is None:
         box = np.array([0, 0, patch.view.size, patch.view.size], dtype=np.float64)
     return box, face if readable else UNKNOWN

@@ -16,6 +16,9 @@ MIN_SIDE_PX = 4
 """Objects whose visible box is narrower than this get no label."""
 READABLE_TILT = 25.0
 """A die whose top face tilts more than this (degrees) cannot be read."""
+LEANING_TILT = 40.0
+"""A die leaning on another is read up to this tilt: it has come to rest and its top face is
+what the roll shows (the renderer leans dice 12-38 degrees)."""
 READABLE_BLUR = 0.3
 """A die smeared by more than this fraction of its size cannot be read."""
 READABLE_VISIBLE = 0.6
@@ -54,7 +57,8 @@ def die_face(scene: Scene, drawn: Drawn, visible: float) -> str | None:
     die = scene.dice[drawn.index]
     face, tilt = die.top()
     blur = drawn.extra.get("blur_px", 0.0) / max(drawn.extra.get("size_px", 1.0), 1e-6)
-    if tilt > READABLE_TILT or blur > READABLE_BLUR or visible < READABLE_VISIBLE:
+    limit = LEANING_TILT if die.state == "leaning" else READABLE_TILT
+    if tilt > limit or blur > READABLE_BLUR or visible < READABLE_VISIBLE:
         return None
     return face
 

@@ -297,14 +297,14 @@ def _lean(rng: np.random.Generator, settings: SynthSettings, die: Die, support: 
         centre = support.centre + d * dist
         centre[2] = low
         die.centre = centre
-        if _cubes_touch(die, support, s):
+        if cubes_touch(die, support, s):
             die.centre = support.centre + d * (dist + 0.5)
             die.centre[2] = low
             break
     die.state = "leaning"
 
 
-def _cubes_touch(a: Die, b: Die, size: float) -> bool:
+def cubes_touch(a: Die, b: Die, size: float) -> bool:
     """Tell whether any sampled edge point of one cube lies inside the other."""
     t = np.linspace(-1, 1, 5)
     samples = np.array(
