@@ -36,7 +36,7 @@ from models.frame_crops import CropPlan, FrameCropsError, build_crops, read_crop
 from models.synth.crop_look import HELD_OUT_LOOK, TRAIN_LOOK, Look
 from models.synth.crop_set import CropSet, label_index
 from models.synth.crops import LABELS
-from vision.face_reader import CROP_SCALE, FaceReader
+from vision.perception.face_reader import CROP_SCALE, FaceReader
 
 METRICS_FORMAT = "templecam-faces-metrics/2"
 SEEDS = {"train": 0, "val": 1000, "held_out": 2000, "final_val": 3000, "final_held_out": 4000}

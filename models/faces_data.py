@@ -2,10 +2,10 @@
 
 A crop set (`models.synth.crop_set`) is rendered once per (seed, size, look, input size, crop
 scale, renderer version) and cached as `.npz` in the run folder, so a resumed run and the
-evaluation reuse it. Batches are the reader's input (`vision.face_reader.crops_to_tensor`: RGB,
-0..1); training batches also get a random quarter turn and a mild colour change per crop, and
-soft targets: label smoothing, and an even share over the five faces for a die whose face cannot
-be read.
+evaluation reuse it. Batches are the reader's input
+(`vision.perception.face_reader.crops_to_tensor`: RGB, 0..1); training batches also get a random
+quarter turn and a mild colour change per crop, and soft targets: label smoothing, and an even share
+over the five faces for a die whose face cannot be read.
 """
 
 from __future__ import annotations

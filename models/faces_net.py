@@ -2,8 +2,8 @@
 
 Conv-BN-ReLU blocks 16-16 / pool / 32-32 / pool / 64 / pool / 64, global average pooling and a
 linear layer: about 72,600 parameters, any square input (40 px by default). The input is what
-`vision.face_reader` feeds: RGB in 0..1, (batch, 3, S, S); the exported ONNX model ends in a
-softmax and carries `names`, `imgsz` and `crop_scale` in its metadata.
+`vision.perception.face_reader` feeds: RGB in 0..1, (batch, 3, S, S); the exported ONNX model ends
+in a softmax and carries `names`, `imgsz` and `crop_scale` in its metadata.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from base.files import write_atomically
-from vision.model_contract import FaceReaderCard, set_props
+from vision.perception.model_contract import FaceReaderCard, set_props
 
 WEIGHTS_FORMAT = "templecam-faces-weights/1"
 WIDTH = 16

@@ -1,9 +1,9 @@
 """Measuring the reader: per-class confusion through ONNX Runtime, speed, and the training curves.
 
 Every figure of the model card comes from here: `score` runs the exported model in
-`vision.face_reader.FaceReader` (what the pipeline runs) on a crop set and returns accuracy per
-class, the confusion matrix, and for dice whose face cannot be read how often they stay dice;
-`speed` times 25 crops; `plot_curves` draws loss and accuracy per epoch.
+`vision.perception.face_reader.FaceReader` (what the pipeline runs) on a crop set and returns
+accuracy per class, the confusion matrix, and for dice whose face cannot be read how often they stay
+dice; `speed` times 25 crops; `plot_curves` draws loss and accuracy per epoch.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 from models.frame_crops import CropPlan, build_crops, read_crops
 from models.synth.crop_set import CropSet, label_index
 from models.synth.crops import LABELS, NOT_DIE
-from vision.face_reader import DROP_CONF, FaceReader
+from vision.perception.face_reader import DROP_CONF, FaceReader
 
 
 def frame_set(data: Path, folder: Path, imgsz: int, crop_scale: float) -> CropSet:

@@ -2,8 +2,8 @@
 
 `build_crops` turns a `templecam synth` dataset (frames with scene JSON) into folders of crops
 (`DIR/<split>/<class>/*.png`): a square full-resolution crop around every die whose face is
-labelled (`vision.face_reader.crop_window`, jittered in the train split so that imperfect boxes
-are covered), `not_die` crops around gems, figures, tiles, hands, clutter and bare table, and,
+labelled (`vision.perception.face_reader.crop_window`, jittered in the train split so that imperfect
+boxes are covered), `not_die` crops around gems, figures, tiles, hands, clutter and bare table, and,
 with a detector, its mistakes (die-like detections that overlap no die) as hard negatives. Dice
 the renderer calls unreadable (tumbling, tipped, mostly hidden) are left out: the reader has no
 class for them. These crops measure the reader on the frame renderer's pixels (`models.faces`),
@@ -24,8 +24,8 @@ import numpy as np
 
 from base.files import write_atomically
 from models.synth.crops import LABELS
-from vision.detections import box_iou
-from vision.face_reader import (
+from vision.perception.detections import box_iou
+from vision.perception.face_reader import (
     CROP_SCALE,
     DIE_CLASSES,
     NOT_DIE,
@@ -33,8 +33,8 @@ from vision.face_reader import (
     crop_window,
     jitter_box,
 )
-from vision.shipped import BASELINE as SHIPPED_BASELINE
-from vision.shipped import shipped_path
+from vision.perception.shipped import BASELINE as SHIPPED_BASELINE
+from vision.perception.shipped import shipped_path
 
 BASELINE = shipped_path(SHIPPED_BASELINE)
 """A detector whose mistakes can become hard negatives (`--hard-negatives baseline`)."""
@@ -292,7 +292,7 @@ def build_crops(
             return dict(old)
     detector = None
     if detector_model is not None:
-        from vision.detector import Detector, DetectorSettings, ModelError
+        from vision.perception.detector import Detector, DetectorSettings, ModelError
 
         try:
             detector = Detector(detector_model, DetectorSettings(conf=HARD_CONF, faces="off"))

@@ -40,7 +40,7 @@ from teach.errors import TeachError
 from teach.prompted import EMPTY, PROMPTS, held_back, read_prompted
 from teach.registry import PARTIAL, publish
 from teach.review import Review, auto_label, load_review
-from vision.face_reader import FaceModelError, FaceReader, default_faces_path
+from vision.perception.face_reader import FaceModelError, FaceReader, default_faces_path
 
 CARD_FORMAT = "templecam-taught-card/1"
 SHIPPED_FACES = Path(__file__).resolve().parent / "templecam-faces.pt"
@@ -126,8 +126,8 @@ def _review(
     A prompted folder's review is the user's (brought up to date with new photos) or labelled
     afresh; a dataset's comes from its labels.
     """
-    from vision.localiser import Localiser
-    from vision.models import default_model
+    from vision.perception.localiser import Localiser
+    from vision.perception.models import default_model
 
     if config.dataset is not None:
         from teach.dataset_review import dataset_review
@@ -209,7 +209,7 @@ class _Base:
 
 def _base_reader(weights: Path) -> Path:
     """Return the reader (.onnx) of the weights a run starts from: the shipped reader for the
-    shipped weights (run-time data, `vision.shipped`), else the .onnx beside the .pt."""
+    shipped weights (run-time data, `vision.perception.shipped`), else the .onnx beside the .pt."""
     if weights.resolve() == SHIPPED_FACES.resolve():
         return default_faces_path()
     return weights.with_suffix(".onnx")

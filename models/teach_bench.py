@@ -22,8 +22,8 @@ from models.synth.settings import SynthSettings
 from models.teach import TeachConfig, teach
 from teach.registry import active_model, use_model
 from vision.evaluate import evaluate, read_data_yaml
-from vision.localiser import Localiser, LocaliserSettings
-from vision.models import default_model
+from vision.perception.localiser import Localiser, LocaliserSettings
+from vision.perception.models import default_model
 
 CONF = 0.3
 """The confidence the evaluation figures are read at (as in the perception figures)."""

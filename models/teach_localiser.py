@@ -27,7 +27,7 @@ from models.localiser.train import LocaliserConfig, train_localiser
 from models.synth.dataset import DatasetPlan, generate
 from models.synth.settings import SynthSettings
 from teach.review import Review
-from vision.classes import FACES, HAND, PIECES
+from vision.perception.classes import FACES, HAND, PIECES
 
 NEEDS_SHARE = 0.2
 """Share of the reviewed dice added by a click that makes `auto` fine-tune the localiser."""
@@ -114,8 +114,8 @@ def teach_localiser(
     progress: Callable[[str, int, int], None],
 ) -> dict[str, Any]:
     """Fine-tune the localiser (see the module docstring); return its figures and checks."""
-    from vision.localiser import Localiser
-    from vision.models import default_model
+    from vision.perception.localiser import Localiser
+    from vision.perception.models import default_model
 
     path, _ = default_model()
     photos = photos_dataset(folder, review, back, Localiser(path), out / "photos")

@@ -23,7 +23,7 @@ from typing import Any
 from base.files import write_atomically
 from models.offline import OFFLINE_TRAIN_ARGS, ultralytics_offline
 from models.tiles import DataSpec, TileError, count_images, read_data_yaml, tile_dataset
-from vision.model_contract import DetectorCard, set_props
+from vision.perception.model_contract import DetectorCard, set_props
 
 MODEL_YAML = Path(__file__).with_name("yolo-templecam.yaml")
 """The default architecture: a slim YOLOv8-style detector (see the file)."""

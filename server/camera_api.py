@@ -35,7 +35,7 @@ def camera_router(service: VisionService | None, data_dir: Path) -> APIRouter:
         return service
 
     def webcams() -> list[Any]:
-        from vision.webcams import list_webcams
+        from vision.sources.webcams import list_webcams
 
         return list_webcams()
 

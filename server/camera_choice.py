@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from base.files import write_atomically
-from vision.source_capture import hide_password
-from vision.source_folder import IMAGE_SUFFIXES
-from vision.webcams import Webcam
+from vision.sources.capture import hide_password
+from vision.sources.folder import IMAGE_SUFFIXES
+from vision.sources.webcams import Webcam
 
 log = logging.getLogger(__name__)
 

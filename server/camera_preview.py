@@ -16,9 +16,9 @@ from typing import Any
 import cv2
 
 from server.camera_choice import ChosenSource
-from vision.source_base import SourceError
-from vision.source_grabber import Grabber
-from vision.sources import open_source
+from vision.sources.base import SourceError
+from vision.sources.grabber import Grabber
+from vision.sources.open import open_source
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from rules.errors import RecordError
 from rules.game_setup import setup_catalog
 from server.dashboard import pile_tile
 from server.vision_service import VisionService
-from vision.starting_seen import DRAW_INSTEAD, look_at_temple, starting_chambers_seen
+from vision.stages.starting_seen import DRAW_INSTEAD, look_at_temple, starting_chambers_seen
 
 
 def camera_not_ready(service: VisionService | None) -> str | None:

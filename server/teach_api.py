@@ -40,7 +40,7 @@ from teach.registry import (
     use_model,
 )
 from teach.review import LABELS, Review, load_review
-from vision.classes import FACES, NOT_DIE
+from vision.perception.classes import FACES, NOT_DIE
 
 TEACH_FOLDER = "teach"
 CURRENT = "current"
@@ -347,8 +347,8 @@ class DiceTeacher:
     def label(self) -> Review:
         """Find and label the dice of every photo (reviewed labels are kept); save the review."""
         from teach.review import auto_label
-        from vision.localiser import Localiser
-        from vision.models import default_model
+        from vision.perception.localiser import Localiser
+        from vision.perception.models import default_model
 
         with self.lock:
             self._check_not_running()
@@ -392,7 +392,7 @@ class DiceTeacher:
 
     def crop_png(self, review: Review, index: int) -> bytes:
         """Return crop `index` of the review as a PNG (all crops of its photo are cut at once)."""
-        from vision.face_reader import crop_square, crop_window
+        from vision.perception.face_reader import crop_square, crop_window
 
         if not 0 <= index < len(review.dice):
             raise HTTPException(404, f"no crop {index}: the review has {len(review.dice)}")
@@ -499,7 +499,7 @@ class DiceTeacher:
     def use(self, name: str) -> str:
         """Make `name` (or "shipped") the reader: the running camera switches first, and only
         a reader that opens is remembered; return what the page says."""
-        from vision.detector import ModelError
+        from vision.perception.detector import ModelError
 
         model = None if name == SHIPPED else self.model(name)  # 404 for an unknown name
         with self.lock:

@@ -14,7 +14,7 @@ from server.dashboard import dashboard_state
 from server.session import Session
 from server.vision_service import SwitchError, VisionService
 from server.words_api import TABLE_LANGUAGE
-from vision.source_base import SourceError
+from vision.sources.base import SourceError
 
 BOUNDARY = "templecam-frame"
 OFF = {"mode": "off", "note": "the camera is turned off (templecam serve --no-camera)"}

@@ -125,9 +125,9 @@ class VisionService:
         and the game carries on in manual mode (or with the next choice).
         """
         from server.camera_choice import PickError, cli_choice, remembered, resolve_pick
-        from vision.source_base import SourceError
-        from vision.sources import DEMO_NOTE, default_source
-        from vision.webcams import list_webcams
+        from vision.sources.base import SourceError
+        from vision.sources.open import DEMO_NOTE, default_source
+        from vision.sources.webcams import list_webcams
 
         demo = demo_files()
         self._load_model()
@@ -166,8 +166,8 @@ class VisionService:
 
     def _open(self, chosen: ChosenSource) -> Any:
         """Open `chosen` once to check it, then start grabbing from it."""
-        from vision.source_grabber import Grabber
-        from vision.sources import open_source
+        from vision.sources.grabber import Grabber
+        from vision.sources.open import open_source
 
         check = not chosen.demo or Path(chosen.spec).is_file()
         return Grabber(open_source(chosen.spec, check=check), loop=chosen.demo).start()
@@ -206,7 +206,7 @@ class VisionService:
         The game and the current camera (or manual mode) carry on meanwhile; a source that
         gives no picture raises SwitchError saying why, and nothing changes.
         """
-        from vision.source_base import SourceError
+        from vision.sources.base import SourceError
 
         if not self._switching.acquire(blocking=False):
             raise SwitchError(f"already switching to {self.switching_to}: wait a moment")
@@ -239,9 +239,9 @@ class VisionService:
 
     def _trial(self, chosen: ChosenSource, timeout: float) -> Any:
         """Start a grabber on `chosen` and wait for its first frame; raise SourceError if none."""
-        from vision.source_base import SourceError
-        from vision.source_grabber import Grabber
-        from vision.sources import open_source
+        from vision.sources.base import SourceError
+        from vision.sources.grabber import Grabber
+        from vision.sources.open import open_source
 
         grabber = Grabber(open_source(chosen.spec, check=False), loop=chosen.demo).start()
         deadline = time.monotonic() + timeout
@@ -325,8 +325,8 @@ class VisionService:
             )
 
     def _load_model(self) -> None:
-        from vision.detector import ModelError
-        from vision.model_choice import choose_models, open_models
+        from vision.perception.detector import ModelError
+        from vision.perception.model_choice import choose_models, open_models
 
         choice = choose_models(self.data_dir, self.settings.model)
         try:
@@ -351,10 +351,10 @@ class VisionService:
 
     def use_faces(self, faces: Path | None, taught: Any = None) -> str:
         """Read dice with the taught model `taught` (None: the shipped reader; `faces` is its
-        reader file, as the page names it: `vision.model_choice` decides from `taught`) from the
-        next frame on, without a restart; return the reader's name ("shipped" or a taught
+        reader file, as the page names it: `vision.perception.model_choice` decides from `taught`)
+        from the next frame on, without a restart; return the reader's name ("shipped" or a taught
         model's). Raises ModelError, and nothing changes, when it does not open."""
-        from vision.model_choice import choose_models, open_models
+        from vision.perception.model_choice import choose_models, open_models
 
         choice = choose_models(self.data_dir, self.settings.model, taught)
         detector, _ = open_models(choice, self.settings.localiser)
@@ -370,7 +370,7 @@ class VisionService:
 
     def _load_tiles(self) -> None:
         from calibration.enrollment import EnrollmentError, TileLibrary, tiles_dir
-        from vision.tile_reader import EnrolledTileReader
+        from vision.stages.tile_reader import EnrolledTileReader
 
         folder = tiles_dir(self.data_dir / "tiles")
         try:
@@ -507,7 +507,7 @@ class VisionService:
         if self._loop is not None and game_id == self._game_id:
             return self._loop
         from vision.pipeline import FrameRunner, build_pipeline
-        from vision.scene import SceneReader
+        from vision.stages.scene import SceneReader
 
         game = self.session.game
         players = list(game.players) if game is not None else []
@@ -590,7 +590,7 @@ class VisionService:
 
     def _faces_name(self) -> str | None:
         """Name the die reader in use: a taught model's name, "shipped", or None (none)."""
-        from vision.model_choice import reader_name
+        from vision.perception.model_choice import reader_name
 
         return reader_name(self.faces_file(), self.data_dir)
 

@@ -1,7 +1,7 @@
 """The camera panel's waiting messages and notes in the page's language (issue 22).
 
-The vision pipeline words them in English (`vision.events`, tests read those words); the server
-tells them at display time by the catalog's `more.wait.*` templates, whose English is the
+The vision pipeline words them in English (`vision.stages.events`, tests read those words); the
+server tells them at display time by the catalog's `more.wait.*` templates, whose English is the
 pipeline's own wording: a message one part of which the catalog cannot say reads English whole.
 """
 

@@ -1,7 +1,7 @@
 """The face reader's crops of a reviewed capture folder: jittered for training, exact to compare.
 
-Crops are cut as the pipeline cuts them (`vision.face_reader.crops_for`), so the taught reader
-sees at run time what it was taught on. A training crop is cut around its box moved and
+Crops are cut as the pipeline cuts them (`vision.perception.face_reader.crops_for`), so the taught
+reader sees at run time what it was taught on. A training crop is cut around its box moved and
 resized a little (`JITTER`), as the localiser's boxes wander from frame to frame; each die gives
 `copies` of them. Held-back photos (`teach.prompted.held_back`) give one exact crop per die.
 """
@@ -17,8 +17,8 @@ import numpy as np
 
 from teach.errors import TeachError
 from teach.review import LABELS, Review, ReviewedDie
-from vision.classes import NOT_DIE
-from vision.face_reader import crops_for, jitter_box
+from vision.perception.classes import NOT_DIE
+from vision.perception.face_reader import crops_for, jitter_box
 
 JITTER = 0.08
 """Largest shift of a training crop's box, and its largest size change, as a share of its side."""

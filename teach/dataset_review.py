@@ -13,7 +13,7 @@ from teach.datasets import DatasetView
 from teach.errors import TeachError
 from teach.prompted import Capture
 from teach.review import Review, ReviewedDie, median_side, square_around
-from vision.classes import FACES, NOT_DIE
+from vision.perception.classes import FACES, NOT_DIE
 
 DATASET_PROMPT = "dataset"
 """The prompt of a dataset's images: they show any faces, as their labels say."""

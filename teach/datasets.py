@@ -42,7 +42,7 @@ from typing import Any
 import cv2
 
 from teach.dataset_formats import FORMATS, DatasetError, Item, Layout, read_layout
-from vision.classes import DETECTION_NAMES, FACES, NOT_DIE
+from vision.perception.classes import DETECTION_NAMES, FACES, NOT_DIE
 
 __all__ = [
     "DEFAULT_VAL_FRACTION",

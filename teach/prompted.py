@@ -15,7 +15,7 @@ import cv2
 
 from base.dataset_files import is_image
 from teach.errors import TeachError
-from vision.classes import FACES
+from vision.perception.classes import FACES
 
 EMPTY = "empty"
 """The folder of photos of the table without dice."""

@@ -6,7 +6,8 @@ renames it when every file is written and checked, so a crash leaves either a wh
 `.partial` folder that the next run discards (and says so). `DATA/models/active.json` names the
 model in use; none (or a missing file) means the shipped reader. Only a model whose card says
 it passed its checks can become the active one. Which models then run is decided in
-`vision.model_choice`, which reads the taught models for the run time; this module writes them.
+`vision.perception.model_choice`, which reads the taught models for the run time; this module writes
+them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from base.files import write_atomically
 from teach.errors import TeachError
-from vision.model_choice import (
+from vision.perception.model_choice import (
     ACTIVE_FILE,
     CARD_FILE,
     FACES_FILE,

@@ -27,7 +27,7 @@ import numpy as np
 from base.files import write_atomically
 from teach.errors import TeachError
 from teach.prompted import EMPTY, Capture, read_prompted
-from vision.classes import DIE_CLASSES, FACES, NOT_DIE
+from vision.perception.classes import DIE_CLASSES, FACES, NOT_DIE
 
 REVIEW_FILE = "review.json"
 REVIEW_FORMAT = "templecam-teach-review/1"

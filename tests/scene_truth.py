@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from calibration.table import PlayerZone, TableCalibration
-from vision.detections import Detections
-from vision.grid import Grid, locate_grid
+from vision.perception.detections import Detections
+from vision.stages.grid import Grid, locate_grid
 
 
 def truth_detections(scene: dict[str, Any]) -> Detections:

@@ -147,16 +147,40 @@ Path("models") / "x"
 
 
 def test_the_run_time_reads_no_file_of_the_training_package():
-    # The shipped models are run-time data of vision (vision/data/models, `vision.shipped`).
+    # The shipped models are run-time data of vision (vision/data/models,
+    # `vision.perception.shipped`).
     for room in ("base", "rules", "calibration", "vision", "teach", "server"):
         assert imports_in(room, ("models",)) == [], room
+
+
+VISION_GROUPS: dict[str, tuple[str, ...]] = {
+    "vision.sources": (),
+    "vision.perception": (),
+    "vision.stages": ("vision.perception",),
+}
+"""vision's groups and the others each may import: the frame sources and what finds things on the
+table stand alone, the stages read what perception found; the pipeline, the live loop, annotation,
+evaluation and the benchmarks at the top of vision/ put them together."""
+
+
+def test_vision_s_groups_import_neither_each_other_out_of_order_nor_the_top():
+    top = tuple(
+        f"vision.{path.stem}" for path in (ROOT / "vision").glob("*.py") if path.stem != "__init__"
+    )
+    bad = []
+    for group, below in VISION_GROUPS.items():
+        others = tuple(g for g in VISION_GROUPS if g != group and g not in below)
+        bad += imports_in(group.replace(".", "/"), (*others, *top, "vision.bench"))
+    assert bad == [], "\n".join(bad)
 
 
 def test_the_parts_of_the_detector_sit_below_it():
     parts = ("onnx_model", "letterbox", "yolo_decode", "tiling", "face_reader", "classes")
     for part in parts:
-        modules = {module for _, module in imports_of(ROOT / "vision" / f"{part}.py")}
-        assert "vision.detector" not in modules, part
+        modules = {
+            module for _, module in imports_of(ROOT / "vision" / "perception" / f"{part}.py")
+        }
+        assert "vision.perception.detector" not in modules, part
 
 
 def test_the_teaching_room_runs_without_torch():

@@ -15,11 +15,11 @@ import numpy as np
 from calibration.table import TableCalibration
 from rules.catalog import basic_catalog
 from rules.narrative import chamber_label
-from vision.classes import DIE_UNREADABLE
-from vision.figures import FIGURE_RGB
-from vision.grid import Grid
-from vision.observation import Observation
+from vision.perception.classes import DIE_UNREADABLE
 from vision.pipeline import FrameResult
+from vision.stages.figures import FIGURE_RGB
+from vision.stages.grid import Grid
+from vision.stages.observation import Observation
 
 CLASS_BGR: dict[str, tuple[int, int, int]] = {
     "adventurer": (60, 170, 40),

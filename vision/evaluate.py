@@ -22,7 +22,7 @@ import numpy as np
 from base.dataset_files import DataYamlError, is_image, label_path, sibling_path
 from base.dataset_files import read_data_yaml as read_yaml
 from rules.vocabulary import FACES
-from vision.detections import Detections, box_iou
+from vision.perception.detections import Detections, box_iou
 
 IOU_THRESHOLDS = np.round(np.arange(0.5, 0.96, 0.05), 2)
 """The IoU thresholds of mAP50-95: 0.50, 0.55, ..., 0.95."""

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol, cast
 
-from vision.source_base import Frame
-from vision.source_grabber import CameraState
+from vision.sources.base import Frame
+from vision.sources.grabber import CameraState
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ LoopEnd = Literal["stop", "time", "ended", "failed", "stopped"]
 
 
 class FrameFeed(Protocol):
-    """What the loop needs of a `vision.source_grabber.Grabber`."""
+    """What the loop needs of a `vision.sources.grabber.Grabber`."""
 
     def latest(self, after_seq: int | None = None, timeout: float | None = None) -> Frame | None:
         """Return the newest frame newer than `after_seq`, waiting up to `timeout` seconds."""

@@ -11,14 +11,14 @@ from typing import Any, Protocol
 import numpy as np
 
 from rules.engine import Game
-from vision.detections import Detections
-from vision.events import EventMaker
-from vision.motion import GateResult, MotionGate, MotionSettings
-from vision.observation import Observation
-from vision.scale import ScaleChoice, follow_camera
-from vision.scene import SceneReader
-from vision.stability import Settled, Stabiliser
-from vision.table_detector import TableDetector
+from vision.perception.detections import Detections
+from vision.perception.scale import ScaleChoice, follow_camera
+from vision.perception.table_detector import TableDetector
+from vision.stages.events import EventMaker
+from vision.stages.motion import GateResult, MotionGate, MotionSettings
+from vision.stages.observation import Observation
+from vision.stages.scene import SceneReader
+from vision.stages.stability import Settled, Stabiliser
 
 
 class FrameLike(Protocol):
@@ -101,7 +101,7 @@ def build_pipeline(
 ) -> Pipeline:
     """The pipeline the dashboard and the benchmark run: motion gate focused on the zones
     (`gate` False: everything re-detected every frame, to measure what the gate saves), the
-    localiser at the scale the calibration's die size asks for (`vision.scale`)."""
+    localiser at the scale the calibration's die size asks for (`vision.perception.scale`)."""
     detector, choice = follow_camera(detector, scene.calibration)
     settings = replace(motion_settings(detector), gate=gate)
     gate_stage = MotionGate(detector.detect, settings, focus=scene.zone_polygons())

@@ -18,8 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classes import DIE_CLASSES
-from vision.localiser_decode import STRIDE
+from vision.perception.classes import DIE_CLASSES
+from vision.perception.localiser_decode import STRIDE
 
 LOCALISER_CLASSES: tuple[str, ...] = ("die", "gem", "tile", "tile_back", "figure", "hand")
 """What the localiser finds: every die as one class (the face reader names its face) and the

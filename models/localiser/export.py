@@ -17,8 +17,8 @@ from torch import nn
 
 from models.localiser.data import LOCALISER_CLASSES, NATIVE_DIE_PX, RUN_SCALE
 from models.localiser.net import INPUT_MULTIPLE, LocaliserNet
-from vision.localiser_decode import STRIDE
-from vision.model_contract import LocaliserCard, set_props
+from vision.perception.localiser_decode import STRIDE
+from vision.perception.model_contract import LocaliserCard, set_props
 
 ONNX_OPSET = 17
 

@@ -33,8 +33,8 @@ from models.localiser.data import (
     synth_frames,
 )
 from models.localiser.net import INPUT_MULTIPLE, LocaliserNet
-from vision.detections import box_iou
-from vision.localiser_decode import decode, sigmoid
+from vision.perception.detections import box_iou
+from vision.perception.localiser_decode import decode, sigmoid
 
 CARD_FORMAT = "templecam-localiser-card/1"
 MATCH_IOU = 0.5

@@ -6,10 +6,10 @@ with neighbours, a finger over it, gems or tile art around, under a random light
 (`crop_effects`); or something that is no die (tile art, which prints the same icons, gems,
 hands, figures, tile backs, clutter, bare table, the gap between two dice, a die's edge). A
 localiser box around the object is jittered (centre up to 15 % of its side, size +-20 %) and the
-crop is cut from the patch exactly as `vision.face_reader` cuts it from a frame, then turned by
-a random quarter turn. A die leaning on a neighbour (tipped 12-40 degrees, as dice come to rest
-against each other) is read: its top face is what the roll shows. A die whose face cannot be
-read (tipped over 42 degrees, smeared, mostly hidden, or showing a side nearly as large as its
+crop is cut from the patch exactly as `vision.perception.face_reader` cuts it from a frame, then
+turned by a random quarter turn. A die leaning on a neighbour (tipped 12-40 degrees, as dice come
+to rest against each other) is read: its top face is what the roll shows. A die whose face cannot
+be read (tipped over 42 degrees, smeared, mostly hidden, or showing a side nearly as large as its
 top) is labelled `UNKNOWN`: the trainer teaches an even share over the five faces for it.
 Crop `index` of a seed depends on nothing else, so any worker can draw any crop.
 """
@@ -52,8 +52,8 @@ from models.synth.draw_trinkets import SMALL_KINDS, draw_trinket, random_trinket
 from models.synth.layout import cubes_touch
 from models.synth.scene import PLAYER_COLOURS, Die, Figure, Gem
 from rules.vocabulary import FACES
-from vision.detections import box_iou
-from vision.face_reader import CROP_SCALE, NOT_DIE, PAD_VALUE, crop_square, crop_window
+from vision.perception.detections import box_iou
+from vision.perception.face_reader import CROP_SCALE, NOT_DIE, PAD_VALUE, crop_square, crop_window
 
 UNKNOWN = "unknown"
 """A die whose face cannot be read (not a class: trained toward an even share of the faces)."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from models.synth.render import Drawn, Rendered
 from models.synth.scene import Scene
-from vision.classes import DETECTION_NAMES, DIE_UNREADABLE
+from vision.perception.classes import DETECTION_NAMES, DIE_UNREADABLE
 
 __all__ = ["DETECTION_NAMES", "Annotation", "annotate", "die_face", "yolo_lines"]
 

@@ -27,7 +27,7 @@ from models.synth.layout import _face_up, random_scene
 from models.synth.render import render_scene
 from models.synth.scene import Scene, rotation_z
 from models.synth.settings import JPEG_QUALITY, SynthSettings
-from vision.classes import FACES as FACE_NAMES
+from vision.perception.classes import FACES as FACE_NAMES
 
 EMPTY = "empty"
 """The prompt folder of frames of the table without dice."""

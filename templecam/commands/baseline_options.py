@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from templecam.errors import UserError
 
 if TYPE_CHECKING:
-    from vision.detector import DetectorSettings
+    from vision.perception.detector import DetectorSettings
 
 
 def add_baseline_arguments(group: argparse._ArgumentGroup) -> None:
@@ -29,7 +29,7 @@ def add_baseline_arguments(group: argparse._ArgumentGroup) -> None:
 
 def baseline_settings(args: argparse.Namespace, conf: float, faces: str) -> DetectorSettings:
     """Build the YOLO baseline's settings from its options, `conf` and the `faces` reader."""
-    from vision.detector import DetectorSettings
+    from vision.perception.detector import DetectorSettings
 
     tile: int | str = args.tile
     if str(tile).lower() == "auto":

@@ -179,8 +179,8 @@ def run_events(args: argparse.Namespace) -> int:
         run_truth_observations,
         summarise,
     )
-    from vision.detector import ModelError
-    from vision.models import live_detector
+    from vision.perception.detector import ModelError
+    from vision.perception.models import live_detector
 
     folders = list(args.videos)
     if args.seeds is not None:

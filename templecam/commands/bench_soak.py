@@ -53,9 +53,9 @@ def run_soak_command(args: argparse.Namespace) -> int:
     from calibration.table import CalibrationError
     from vision.bench.events import GameVideo, GameVideoError
     from vision.bench.soak import SoakError, format_report, run_soak
-    from vision.detector import ModelError
-    from vision.models import live_detector
-    from vision.source_base import SourceError
+    from vision.perception.detector import ModelError
+    from vision.perception.models import live_detector
+    from vision.sources.base import SourceError
 
     if not (math.isfinite(args.minutes) and args.minutes > 0):
         raise UserError(f"--minutes must be a positive number, got {args.minutes:g}: try 10")

@@ -71,9 +71,9 @@ def run_vision(args: argparse.Namespace) -> int:
 
     from models.synth.frame import render_frames
     from vision.bench.speed import BASELINE_SETTINGS, LOCALISER_SETTINGS, run_vision_benchmark
-    from vision.detector import DetectorSettings
-    from vision.localiser import LocaliserSettings
-    from vision.model_contract import is_localiser
+    from vision.perception.detector import DetectorSettings
+    from vision.perception.localiser import LocaliserSettings
+    from vision.perception.model_contract import is_localiser
 
     if args.frames < 1 or args.repeats < 1:
         raise UserError("--frames and --repeats must be at least 1")

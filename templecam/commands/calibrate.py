@@ -231,7 +231,8 @@ def _grab_frames(spec: str, count: int = CAMERA_FRAMES) -> list[np.ndarray]:
 
     A live camera's first frames are skipped: auto exposure is still settling.
     """
-    from vision.sources import SourceError, open_source
+    from vision.sources.base import SourceError
+    from vision.sources.open import open_source
 
     try:
         source = open_source(spec)

@@ -84,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Capture; print one line per saved frame; exit 2 when the camera or the disk fails."""
-    from vision.capture import CaptureError, Saved, capture_frames, capture_source
+    from vision.sources.save_frames import CaptureError, Saved, capture_frames, capture_source
 
     out = Path(args.out).expanduser()
     total = "" if args.frames == 0 else f"/{args.frames}"

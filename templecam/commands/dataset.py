@@ -61,7 +61,7 @@ def add_map_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `dataset` subcommand with its import, check and export."""
-    from vision.classes import DETECTION_NAMES, NOT_DIE
+    from vision.perception.classes import DETECTION_NAMES, NOT_DIE
 
     classes = ", ".join((*DETECTION_NAMES, NOT_DIE))
     parser = subparsers.add_parser(
@@ -210,7 +210,7 @@ def run_check(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     """Export a reviewed teach folder as an Ultralytics dataset of the five faces."""
     from teach.datasets import DatasetError, read_review, write_ultralytics
-    from vision.classes import FACES
+    from vision.perception.classes import FACES
 
     try:
         view = read_review(Path(args.teach_dir).expanduser(), val_fraction=args.val_fraction)

@@ -15,8 +15,8 @@ from templecam.errors import UserError
 if TYPE_CHECKING:
     import numpy as np
 
-    from vision.localiser import LocaliserSettings
-    from vision.table_detector import TableDetector
+    from vision.perception.localiser import LocaliserSettings
+    from vision.perception.table_detector import TableDetector
 
 FIT_IMAGES = 3
 """Images whose dice set the localiser's scale when --scale is auto (no calibration here)."""
@@ -36,8 +36,9 @@ examples:
 
 
 def default_model_path() -> Path:
-    """Return where the shipped default model lives (`vision.shipped`: vision/data/models)."""
-    from vision.shipped import LOCALISER, shipped_path
+    """Return where the shipped default model lives (`vision.perception.shipped`:
+    vision/data/models)."""
+    from vision.perception.shipped import LOCALISER, shipped_path
 
     return shipped_path(LOCALISER)
 
@@ -120,7 +121,7 @@ def localiser_settings_from_args(args: argparse.Namespace) -> LocaliserSettings:
     --threads over them."""
     from dataclasses import replace
 
-    from vision.localiser import LocaliserSettings
+    from vision.perception.localiser import LocaliserSettings
 
     try:
         settings = LocaliserSettings.parse(getattr(args, "localiser", "") or "")
@@ -146,9 +147,9 @@ def localiser_settings_from_args(args: argparse.Namespace) -> LocaliserSettings:
 
 def open_detector(args: argparse.Namespace) -> TableDetector:
     """Open the detector the options ask for; UserError when the model cannot be used."""
-    from vision.detector import Detector, ModelError
-    from vision.localiser import Localiser
-    from vision.model_contract import is_localiser
+    from vision.perception.detector import Detector, ModelError
+    from vision.perception.localiser import Localiser
+    from vision.perception.model_contract import is_localiser
 
     path = resolve_model(args.model)
     try:
@@ -162,9 +163,9 @@ def open_detector(args: argparse.Namespace) -> TableDetector:
 def fit_to_images(
     detector: TableDetector, images: list[np.ndarray], quiet: bool = False
 ) -> TableDetector:
-    """Return the detector at the scale the first images' dice ask for (`vision.scale`; a
+    """Return the detector at the scale the first images' dice ask for (`vision.perception.scale`; a
     --scale or scale= setting wins), saying on stderr what was chosen."""
-    from vision.scale import follow_camera
+    from vision.perception.scale import follow_camera
 
     fitted, choice = follow_camera(detector, None, images)
     if choice is not None and not quiet:

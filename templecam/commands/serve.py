@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _localiser_words(args: argparse.Namespace) -> str:
     """Return the localiser's settings words of --localiser and --scale, checked."""
-    from vision.localiser import LocaliserSettings
+    from vision.perception.localiser import LocaliserSettings
 
     words = args.localiser or ""
     if args.scale is not None and args.scale.lower() != "auto":

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from models.synth.settings import SynthSettings
 from templecam.errors import UserError
-from vision.classes import DETECTION_NAMES
+from vision.perception.classes import DETECTION_NAMES
 
 if TYPE_CHECKING:
     from models.synth.dataset import DatasetPlan

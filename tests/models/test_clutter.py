@@ -14,8 +14,8 @@ from models.synth.crops import LABELS, render_crop
 from models.synth.draw_trinkets import SMALL_KINDS, TRINKET_KINDS, random_trinket
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
-from vision.classes import DIE_CLASSES
-from vision.face_reader import NOT_DIE
+from vision.perception.classes import DIE_CLASSES
+from vision.perception.face_reader import NOT_DIE
 
 SETTINGS = SynthSettings(width=960, height=540)
 

@@ -10,7 +10,7 @@ import pytest
 from models.synth.crop_look import HELD_OUT, HELD_OUT_LOOK, TRAIN_LOOK, Look, parse_look
 from models.synth.crop_set import label_index, render_set
 from models.synth.crops import KINDS, LABELS, UNKNOWN, render_crop
-from vision.face_reader import CROP_SCALE, NOT_DIE
+from vision.perception.face_reader import CROP_SCALE, NOT_DIE
 
 FACES = LABELS[:5]
 

@@ -27,8 +27,8 @@ from models.synth.crop_look import parse_look
 from models.synth.crop_set import render_set
 from models.synth.crops import LABELS
 from templecam import cli
-from vision.detections import box_iou
-from vision.face_reader import CROP_SCALE, NOT_DIE, FaceReader, crops_for
+from vision.perception.detections import box_iou
+from vision.perception.face_reader import CROP_SCALE, NOT_DIE, FaceReader, crops_for
 
 IMGSZ = 32
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "templecam-faces"

@@ -21,14 +21,14 @@ from models.localiser.data import (
     synth_frames,
 )
 from templecam import cli
-from vision.classes import DETECTION_NAMES
-from vision.detections import box_iou
-from vision.detector import ModelError
-from vision.localiser import Localiser, LocaliserSettings
-from vision.localiser_decode import decode
-from vision.model_contract import is_localiser
-from vision.shipped import BASELINE as SHIPPED_BASELINE
-from vision.shipped import shipped_path
+from vision.perception.classes import DETECTION_NAMES
+from vision.perception.detections import box_iou
+from vision.perception.detector import ModelError
+from vision.perception.localiser import Localiser, LocaliserSettings
+from vision.perception.localiser_decode import decode
+from vision.perception.model_contract import is_localiser
+from vision.perception.shipped import BASELINE as SHIPPED_BASELINE
+from vision.perception.shipped import shipped_path
 
 pytestmark = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("torch", "onnx")),

@@ -19,7 +19,7 @@ from teach.datasets import export_review
 from teach.registry import PARTIAL, active_name, taught_dir
 from templecam.cli import main
 from tests.teach.prompted_photos import copy_captures, render_captures
-from vision.face_reader import FaceReader
+from vision.perception.face_reader import FaceReader
 
 TINY = ["--epochs", "2", "--copies", "8", "--replay", "400"]
 

@@ -14,9 +14,9 @@ from teach.prompted import held_back
 from teach.registry import TaughtModel
 from teach.review import Review, ReviewedDie, auto_label
 from tests.teach.prompted_photos import copy_captures, render_captures
-from vision.localiser import Localiser
-from vision.model_contract import is_localiser
-from vision.models import default_model
+from vision.perception.localiser import Localiser
+from vision.perception.model_contract import is_localiser
+from vision.perception.models import default_model
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from server.host_audio import HOST_SOUND_FAILED, HOST_SOUND_OFF, NO_SOUND_LIBRAR
 from server.session import NOT_STARTED
 from server.speech import ENGINE, INSTALL_COMMAND, MISSING_NOTICE
 from server.vision_service import DEMO_RESTARTED
-from vision.sources import DEMO_NOTE
+from vision.sources.open import DEMO_NOTE
 
 NOTICES = (
     NO_SPEAKERS,

@@ -31,7 +31,7 @@ from test_story_browser import page_fits, ten_minutes
 from base.words import LANGUAGES, own_words, say, told_by_template
 from server.story import game_story
 from server.story_image import story_png
-from vision.sources import DEMO_NOTE
+from vision.sources.open import DEMO_NOTE
 
 pytestmark = pytest.mark.browser
 

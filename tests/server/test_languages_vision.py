@@ -7,9 +7,9 @@ from __future__ import annotations
 from base.words import say
 from server.vision_words import note_in, waiting_in
 from tests.vision.test_event_stages import ROLL, Table
-from vision.events import HELD_TILE
-from vision.observation import SeenDie, SeenTile
-from vision.sources import DEMO_NOTE
+from vision.sources.open import DEMO_NOTE
+from vision.stages.events import HELD_TILE
+from vision.stages.observation import SeenDie, SeenTile
 
 
 def test_a_die_out_of_sight_is_said_in_greek() -> None:

@@ -25,7 +25,7 @@ from conftest import SHORT_TIMELINE, ServerProcess, free_port
 from models.synth.prompted import write_prompted
 from models.synth.settings import SynthSettings
 from teach.prompted import PROMPTS
-from vision.face_reader import default_faces_path
+from vision.perception.face_reader import default_faces_path
 
 TINY = "--epochs 1 --copies 2 --replay 200"
 """A fine-tune in seconds (tests only; the page's run keeps the defaults)."""

@@ -27,7 +27,7 @@ from teach.datasets import (
     write_ultralytics,
 )
 from templecam.cli import main
-from vision.classes import FACES
+from vision.perception.classes import FACES
 
 W, H = 80, 60
 

@@ -14,10 +14,10 @@ from teach.errors import TeachError
 from teach.prompted import EMPTY, held_back, read_prompted
 from teach.review import LABELS, REVIEW_FILE, Review, auto_label, load_review
 from tests.teach.prompted_photos import copy_captures, render_captures, truth_boxes
-from vision.classes import FACES
-from vision.detections import box_iou
-from vision.localiser import Localiser
-from vision.models import default_model
+from vision.perception.classes import FACES
+from vision.perception.detections import box_iou
+from vision.perception.localiser import Localiser
+from vision.perception.models import default_model
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ import argparse
 import pytest
 
 from templecam.cli import build_parser
-from vision.detector import Detector
-from vision.localiser import Localiser
-from vision.model_contract import is_localiser
-from vision.models import BASELINE_NOTE, default_model, live_detector
-from vision.shipped import BASELINE, LOCALISER, shipped_path
+from vision.perception.detector import Detector
+from vision.perception.localiser import Localiser
+from vision.perception.model_contract import is_localiser
+from vision.perception.models import BASELINE_NOTE, default_model, live_detector
+from vision.perception.shipped import BASELINE, LOCALISER, shipped_path
 
 BASELINE_OPTIONS = ("--tile", "--overlap", "--whole", "--imgsz", "--iou")
 

@@ -22,7 +22,7 @@ from vision.bench.robustness import (
     warm_lamp,
     window_glare,
 )
-from vision.classes import FACES
+from vision.perception.classes import FACES
 
 W, H = 640, 360
 

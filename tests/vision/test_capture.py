@@ -1,5 +1,5 @@
-"""`templecam capture` and vision.capture: real video files and image folders through OpenCV,
-a stand-in only for webcam hardware.
+"""`templecam capture` and vision.sources.save_frames: real video files and image folders
+through OpenCV, a stand-in only for webcam hardware.
 
 Frame i of a test video is filled with the grey level 16 + 8 i, which survives compression, so
 a test can read back which frame was saved.
@@ -15,9 +15,9 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.capture as capture_module
+import vision.sources.save_frames as capture_module
 from templecam.cli import main
-from vision.capture import CaptureError, capture_frames, capture_source, next_number
+from vision.sources.save_frames import CaptureError, capture_frames, capture_source, next_number
 
 W, H = 64, 48
 

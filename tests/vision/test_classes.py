@@ -1,4 +1,5 @@
-"""The class names have one home (`vision.classes`), and the face reader's meet the detector's."""
+"""The class names have one home (`vision.perception.classes`), and the face reader's meet the
+detector's."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rules.vocabulary import FACES
-from vision import classes
-from vision.classes import (
+from vision.perception import classes
+from vision.perception.classes import (
     DETECTION_NAMES,
     DIE_CLASSES,
     DIE_UNREADABLE,
@@ -52,7 +53,8 @@ def test_every_face_reader_class_names_one_detection_class_or_no_die():
 
 def test_the_modules_that_used_to_keep_copies_take_the_names_from_vision_classes():
     from models.synth import labels
-    from vision import face_reader, scene
+    from vision.perception import face_reader
+    from vision.stages import scene
 
     assert labels.DETECTION_NAMES is DETECTION_NAMES
     assert face_reader.DIE_CLASSES is DIE_CLASSES and face_reader.CLASSES is READER_CLASSES
@@ -79,5 +81,6 @@ def test_no_other_module_spells_the_unreadable_die_or_the_face_list_itself():
                 ):
                     spelled.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.value}")
     assert not spelled, (
-        "spell them in vision/classes.py (faces: rules/vocabulary.py):\n" + "\n".join(spelled)
+        "spell them in vision/perception/classes.py (faces: rules/vocabulary.py):\n"
+        + "\n".join(spelled)
     )

@@ -11,9 +11,9 @@ import pytest
 from models.synth.draw_trinkets import TRINKET_KINDS
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
-from vision.classes import DIE_CLASSES
-from vision.localiser import Localiser, LocaliserSettings
-from vision.shipped import LOCALISER, shipped_path
+from vision.perception.classes import DIE_CLASSES
+from vision.perception.localiser import Localiser, LocaliserSettings
+from vision.perception.shipped import LOCALISER, shipped_path
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = shipped_path(LOCALISER)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.detections import Detections, box_iou, nms
+from vision.perception.detections import Detections, box_iou, nms
 
 NAMES = ("adventurer", "key", "torch")
 

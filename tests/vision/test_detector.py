@@ -29,14 +29,14 @@ from models.synth.settings import SynthSettings
 from templecam.commands import bench_vision, detect
 from templecam.errors import UserError
 from vision.bench.speed import run_vision_benchmark
-from vision.classes import DETECTION_NAMES, FACES
-from vision.detections import Detections, box_iou
-from vision.detector import Detector, DetectorSettings
-from vision.letterbox import letterbox
-from vision.onnx_model import ModelError, read_model_info
-from vision.shipped import LOCALISER, shipped_path
-from vision.tiling import merge_tiles, tile_grid, tile_starts
-from vision.yolo_decode import decode_end2end, decode_raw
+from vision.perception.classes import DETECTION_NAMES, FACES
+from vision.perception.detections import Detections, box_iou
+from vision.perception.detector import Detector, DetectorSettings
+from vision.perception.letterbox import letterbox
+from vision.perception.onnx_model import ModelError, read_model_info
+from vision.perception.shipped import LOCALISER, shipped_path
+from vision.perception.tiling import merge_tiles, tile_grid, tile_starts
+from vision.perception.yolo_decode import decode_end2end, decode_raw
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("red", "green", "blue")
@@ -382,7 +382,8 @@ def test_no_model_file_is_a_clear_error(tmp_path):
 
 def test_vision_never_imports_torch():
     code = (
-        "import sys, vision.detector, vision.detections, vision.evaluate, vision.bench.speed\n"
+        "import sys, vision.perception.detector, vision.perception.detections\n"
+        "import vision.evaluate, vision.bench.speed\n"
         "import templecam.commands.detect, templecam.commands.eval\n"
         "import templecam.commands.bench_vision\n"
         "bad = [m for m in ('torch', 'ultralytics') if m in sys.modules]\n"
@@ -530,7 +531,7 @@ showing all five faces, 7 unreadable ones)."""
 
 
 def test_shipped_model_reads_the_die_faces_on_a_fixed_frame():
-    from vision.models import open_model
+    from vision.perception.models import open_model
 
     frame = render_frame(SynthSettings(), SHIPPED_SEED, SHIPPED_INDEX)
     dice = [d for d in frame.scene["dice"] if d["label"] in FACES]

@@ -14,8 +14,6 @@ from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
 from templecam.commands import eval as eval_command
 from templecam.errors import UserError
-from vision.classes import DETECTION_NAMES, FACES
-from vision.detections import Detections
 from vision.evaluate import (
     DatasetError,
     Truth,
@@ -28,6 +26,8 @@ from vision.evaluate import (
     read_truth,
     score,
 )
+from vision.perception.classes import DETECTION_NAMES, FACES
+from vision.perception.detections import Detections
 
 MODEL_NAMES = DETECTION_NAMES  # the model knows all 11 classes
 DICE = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import Game
-from vision.events import EventMaker
-from vision.observation import Observation, SeenDie, SeenTile
-from vision.stability import Stabiliser
+from vision.stages.events import EventMaker
+from vision.stages.observation import Observation, SeenDie, SeenTile
+from vision.stages.stability import Stabiliser
 
 ROLL = ("adventurer", "adventurer", "key", "torch", "golden_mask")
 

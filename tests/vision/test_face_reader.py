@@ -12,9 +12,9 @@ import pytest
 
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
-from vision.detections import Detections, box_iou
-from vision.detector import Detector, DetectorSettings, ModelError
-from vision.face_reader import (
+from vision.perception.detections import Detections, box_iou
+from vision.perception.detector import Detector, DetectorSettings, ModelError
+from vision.perception.face_reader import (
     CLASSES,
     DIE_CLASSES,
     NOT_DIE,
@@ -82,7 +82,7 @@ def test_crops_are_resized_to_the_input_size():
 
 def test_the_reader_never_imports_torch():
     code = (
-        "import sys, vision.face_reader, vision.detector\n"
+        "import sys, vision.perception.face_reader, vision.perception.detector\n"
         "bad = [m for m in ('torch', 'ultralytics') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
@@ -112,8 +112,8 @@ def test_faces_setting_parses_and_a_missing_classifier_is_a_model_error(tmp_path
 
 @needs_shipped
 def test_the_localiser_and_the_detector_open_the_reader_one_way(tmp_path):
-    from vision.localiser import Localiser, LocaliserSettings
-    from vision.models import default_model
+    from vision.perception.localiser import Localiser, LocaliserSettings
+    from vision.perception.models import default_model
 
     assert open_face_reader("off") is None
     assert open_face_reader("auto", threads=1).model_path == SHIPPED

@@ -9,7 +9,7 @@ import pytest
 from models.synth.game_video import GamePlan, render_game
 from models.synth.settings import SynthSettings
 from vision.bench.events import GameVideo, event_key, run_game_video, run_truth_observations, score
-from vision.models import live_detector
+from vision.perception.models import live_detector
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from vision.live_loop import LiveLoop
-from vision.source_base import Frame
-from vision.source_grabber import CameraState
+from vision.sources.base import Frame
+from vision.sources.grabber import CameraState
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from teach.registry import use_model
-from vision.model_choice import (
+from vision.perception.model_choice import (
     SHIPPED,
     ModelChoice,
     active_model,
@@ -17,7 +17,7 @@ from vision.model_choice import (
     reader_name,
     taught_dir,
 )
-from vision.shipped import BASELINE, FACES, LOCALISER, shipped_path
+from vision.perception.shipped import BASELINE, FACES, LOCALISER, shipped_path
 
 
 def teach_one(data, name, passed=True, localiser=False):

@@ -8,10 +8,10 @@ from pathlib import Path
 import onnxruntime as ort
 import pytest
 
-from vision import shipped
-from vision.face_reader import FaceReader
-from vision.localiser import Localiser, LocaliserSettings
-from vision.model_contract import (
+from vision.perception import shipped
+from vision.perception.face_reader import FaceReader
+from vision.perception.localiser import Localiser, LocaliserSettings
+from vision.perception.model_contract import (
     DetectorCard,
     FaceReaderCard,
     LocaliserCard,
@@ -21,7 +21,7 @@ from vision.model_contract import (
     set_props,
     sidecar_metadata,
 )
-from vision.shipped import shipped_path
+from vision.perception.shipped import shipped_path
 
 LOCALISER = shipped_path(shipped.LOCALISER)
 FACES = shipped_path(shipped.FACES)

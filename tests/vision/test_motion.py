@@ -7,11 +7,11 @@ import pytest
 
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
-from vision.detections import Detections
-from vision.detector import Detector
-from vision.motion import MotionGate, MotionSettings
-from vision.shipped import BASELINE as SHIPPED_BASELINE
-from vision.shipped import shipped_path
+from vision.perception.detections import Detections
+from vision.perception.detector import Detector
+from vision.perception.shipped import BASELINE as SHIPPED_BASELINE
+from vision.perception.shipped import shipped_path
+from vision.stages.motion import MotionGate, MotionSettings
 
 BASELINE = shipped_path(SHIPPED_BASELINE)
 

@@ -15,11 +15,11 @@ from models.synth.game_video import GamePlan, render_game
 from models.synth.settings import SynthSettings
 from rules.engine import Game
 from templecam.commands import detect
-from vision.localiser import Localiser, LocaliserSettings
-from vision.models import default_model, live_detector
+from vision.perception.localiser import Localiser, LocaliserSettings
+from vision.perception.models import default_model, live_detector
+from vision.perception.scale import SCALE_LIMITS, choose_scale, follow_camera, native_die_px
 from vision.pipeline import build_pipeline
-from vision.scale import SCALE_LIMITS, choose_scale, follow_camera, native_die_px
-from vision.scene import SceneReader
+from vision.stages.scene import SceneReader
 
 SIZES = {"small": (960, 540), "large": (1600, 900)}
 

@@ -13,9 +13,9 @@ from scene_truth import calibration_of, grid_of, truth_detections
 from calibration.enrollment import TileLibrary
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
-from vision.classes import DIE_CLASSES
-from vision.scene import SceneReader, _box_meets_polygon
-from vision.tile_reader import EnrolledTileReader
+from vision.perception.classes import DIE_CLASSES
+from vision.stages.scene import SceneReader, _box_meets_polygon
+from vision.stages.tile_reader import EnrolledTileReader
 
 
 @pytest.fixture(scope="module")

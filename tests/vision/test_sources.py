@@ -18,17 +18,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.source_grabber import THREAD_PREFIX
-from vision.sources import (
-    DEMO_NOTE,
-    Grabber,
-    SourceError,
-    SourceSettings,
-    backoff_delays,
-    default_source,
-    open_source,
-    read_all,
-)
+from vision.sources.base import SourceError, SourceSettings
+from vision.sources.grabber import THREAD_PREFIX, Grabber, backoff_delays
+from vision.sources.open import DEMO_NOTE, default_source, open_source, read_all
 
 W, H = 64, 48
 

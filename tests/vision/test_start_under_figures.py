@@ -11,9 +11,9 @@ from models.synth.game_video import GamePlan, render_game
 from models.synth.settings import SynthSettings
 from rules.engine import Game
 from vision.bench.events import GameVideo
-from vision.models import live_detector
+from vision.perception.models import live_detector
 from vision.pipeline import build_pipeline
-from vision.sources import open_source, read_all
+from vision.sources.open import open_source, read_all
 
 
 @pytest.fixture(scope="module", params=[1, 2, 3])

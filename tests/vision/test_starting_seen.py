@@ -8,10 +8,10 @@ from starting_table import render_starting_temple
 
 from calibration.enrollment import TileLibrary
 from rules.game_setup import setup_catalog, starting_temple
-from vision.models import live_detector
-from vision.observation import Observation, SeenTile
-from vision.starting_seen import look_at_temple, starting_chambers_seen
-from vision.tile_reader import EnrolledTileReader
+from vision.perception.models import live_detector
+from vision.stages.observation import Observation, SeenTile
+from vision.stages.starting_seen import look_at_temple, starting_chambers_seen
+from vision.stages.tile_reader import EnrolledTileReader
 
 BASIC = setup_catalog([])
 

@@ -15,8 +15,8 @@ from rules.catalog import basic_catalog
 from rules.game_setup import parse_setup
 from rules.temple import quarter_turns_for
 from server.vision_service import VisionService, VisionSettings
-from vision.scene import CELL_MARGIN
-from vision.tile_reader import EnrolledTileReader
+from vision.stages.scene import CELL_MARGIN
+from vision.stages.tile_reader import EnrolledTileReader
 
 TESTS = Path(__file__).resolve().parents[1]
 CELL = (300.0, 180.0, 260.0)

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from rules.engine import Game
 from tests.vision.test_event_stages import Table
-from vision.events import REREAD_MARK
-from vision.observation import SeenDie, SeenTile
+from vision.stages.events import REREAD_MARK
+from vision.stages.observation import SeenDie, SeenTile
 
 A, K, T = "adventurer", "key", "torch"
 G, B = "golden_mask", "black_mask"

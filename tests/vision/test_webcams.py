@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vision import webcams
-from vision.webcams import Webcam, list_webcams
+from vision.sources import webcams
+from vision.sources.webcams import Webcam, list_webcams
 
 
 class StandInDevices:

@@ -19,18 +19,18 @@ from calibration.table import TableCalibration
 from rules.engine import Game
 from rules.game_setup import parse_setup
 from vision.annotate import annotate, to_jpeg
-from vision.events import EventMaker
-from vision.grid import Grid
 from vision.live_loop import LiveLoop
-from vision.observation import Observation, SeenDie, SeenTile
+from vision.perception.table_detector import TableDetector
 from vision.pipeline import FrameRunner, build_pipeline
-from vision.scene import SceneReader
-from vision.source_base import Frame
-from vision.source_grabber import Grabber
-from vision.sources import open_source
-from vision.stability import Stabiliser
-from vision.table_detector import TableDetector
-from vision.tile_reader import EnrolledTileReader
+from vision.sources.base import Frame
+from vision.sources.grabber import Grabber
+from vision.sources.open import open_source
+from vision.stages.events import EventMaker
+from vision.stages.grid import Grid
+from vision.stages.observation import Observation, SeenDie, SeenTile
+from vision.stages.scene import SceneReader
+from vision.stages.stability import Stabiliser
+from vision.stages.tile_reader import EnrolledTileReader
 
 TIME_WINDOW = (-1.0, 6.0)
 """A seen event matches a true one within this many seconds of its time (before, after)."""

@@ -22,9 +22,9 @@ import cv2
 import numpy as np
 
 from rules.vocabulary import FACES
-from vision.classes import DETECTION_NAMES
-from vision.detections import Detections, box_iou
 from vision.evaluate import MAP_CONF, MATCH_IOU, Model, Truth, score
+from vision.perception.classes import DETECTION_NAMES
+from vision.perception.detections import Detections, box_iou
 
 DEFAULT_SEED = 7331
 """The seed of the frames: never used to render training or validation data."""

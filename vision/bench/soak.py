@@ -18,12 +18,12 @@ import numpy as np
 from rules.engine import Game
 from vision.annotate import annotate, to_jpeg
 from vision.bench.events import GameVideo, rss_mb
-from vision.detector import Detector
 from vision.live_loop import LiveLoop
+from vision.perception.detector import Detector
 from vision.pipeline import FrameResult, FrameRunner, build_pipeline
-from vision.source_base import Frame
-from vision.source_grabber import Grabber
-from vision.sources import open_source
+from vision.sources.base import Frame
+from vision.sources.grabber import Grabber
+from vision.sources.open import open_source
 
 PROGRESS_SECONDS = 1.0
 """The progress callback is called about this often."""

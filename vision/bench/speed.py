@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from vision.detector import Detector, DetectorSettings, ModelError
-from vision.localiser import Localiser, LocaliserSettings
-from vision.model_contract import is_localiser
-from vision.scale import follow_camera
-from vision.table_detector import TableDetector
+from vision.perception.detector import Detector, DetectorSettings, ModelError
+from vision.perception.localiser import Localiser, LocaliserSettings
+from vision.perception.model_contract import is_localiser
+from vision.perception.scale import follow_camera
+from vision.perception.table_detector import TableDetector
 
 BASELINE_SETTINGS: tuple[str, ...] = (
     "tile=auto",

@@ -1,11 +1,11 @@
 """The model contract: what a templecam ONNX model says about itself, written once, read once.
 
 Training writes it (`models.faces_net`, `models.localiser.export`, `models.train`) and the run
-time reads it (`vision.localiser`, `vision.face_reader`, `vision.onnx_model`), both through the
-cards here: each is a frozen dataclass with `to_props()` (the ONNX `metadata_props` strings) and
-`from_props()` (reading them back, falling back on the JSON sidecar `<model>.json` where older
-files kept a field only there). The strings are those the shipped models carry, so every model
-made before this module reads unchanged:
+time reads it (`vision.perception.localiser`, `vision.perception.face_reader`,
+`vision.perception.onnx_model`), both through the cards here: each is a frozen dataclass with
+`to_props()` (the ONNX `metadata_props` strings) and `from_props()` (reading them back, falling back
+on the JSON sidecar `<model>.json` where older files kept a field only there). The strings are those
+the shipped models carry, so every model made before this module reads unchanged:
 
 - a localiser (`LocaliserCard`): `kind` "templecam-localiser", `names` as a JSON list, `stride`,
   `input_multiple`, `input_scale`, `native_die_px`;

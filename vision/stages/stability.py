@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.observation import Observation, SeenDie
+from vision.stages.observation import Observation, SeenDie
 
 UNSET = object()
 
@@ -50,7 +50,7 @@ class Settled:
     """Dice only: the faces of the dice that lie elsewhere than before."""
     votes: tuple[Mapping[str, float], ...] = ()
     """Dice only: each die's weighted face votes (what else it was read as), so that a reading
-    the engine refuses can be looked at again (`vision.events`)."""
+    the engine refuses can be looked at again (`vision.stages.events`)."""
 
 
 @dataclass

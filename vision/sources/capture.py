@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 import cv2
 import numpy as np
 
-from vision.source_base import SourceError, SourceSettings
+from vision.sources.base import SourceError, SourceSettings
 
 DEFAULT_FILE_FPS = 30.0
 """Frame rate assumed for a video file that does not say its own."""

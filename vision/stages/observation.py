@@ -1,4 +1,4 @@
-"""What the camera saw on the table in one frame, in game terms (the value vision/scene emits)."""
+"""What the camera saw on the table in one frame, in game terms (what vision.stages.scene emits)."""
 
 from __future__ import annotations
 

@@ -27,8 +27,8 @@ from typing import Any, Protocol
 
 import cv2
 
-from vision.source_capture import CaptureFactory
-from vision.sources import _quiet_opencv
+from vision.sources.capture import CaptureFactory
+from vision.sources.open import _quiet_opencv
 
 V4L2_CAP_VIDEO_CAPTURE = 0x00000001
 V4L2_CAP_VIDEO_CAPTURE_MPLANE = 0x00001000

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.detections import Detections
-from vision.tiling import tile_grid
+from vision.perception.detections import Detections
+from vision.perception.tiling import tile_grid
 
 DetectFn = Callable[[np.ndarray], Detections]
 """Runs the detector on a BGR image (a frame or a crop of one)."""

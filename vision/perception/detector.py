@@ -7,11 +7,12 @@ a tile edge give way to the tile that sees the object whole, pieces of big objec
 and an optional whole-frame pass adds the objects too big for a tile (chamber tiles, hands).
 `DetectorSettings.tile` chooses the strategy: "auto" (the tile size the model was trained on,
 from its metrics.json), 0 (whole frame only) or a tile edge in px. A second stage
-(`vision.face_reader`, `DetectorSettings.faces`) re-reads every die-like detection on a
+(`vision.perception.face_reader`, `DetectorSettings.faces`) re-reads every die-like detection on a
 full-resolution crop: one detection per die, the face the classifier reads, no dice in tile art.
 
-The pieces live in their own modules: `vision.onnx_model` (session, model metadata),
-`vision.letterbox`, `vision.yolo_decode` (raw output -> boxes) and `vision.tiling`.
+The pieces live in their own modules: `vision.perception.onnx_model` (session, model metadata),
+`vision.perception.letterbox`, `vision.perception.yolo_decode` (raw output -> boxes) and
+`vision.perception.tiling`.
 """
 
 from __future__ import annotations
@@ -26,13 +27,19 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detections import Detections
-from vision.face_reader import DIE_CLASSES, FaceReader, open_face_reader
-from vision.letterbox import PAD_VALUE, Letterbox, letterbox, rect_size, to_tensor
-from vision.onnx_model import ModelError, Session, default_threads, open_session, read_model_info
-from vision.setting_words import describe_words, parse_words
-from vision.tiling import grid_overlap, merge_tiles, tile_starts
-from vision.yolo_decode import decode_end2end, decode_raw
+from vision.perception.detections import Detections
+from vision.perception.face_reader import DIE_CLASSES, FaceReader, open_face_reader
+from vision.perception.letterbox import PAD_VALUE, Letterbox, letterbox, rect_size, to_tensor
+from vision.perception.onnx_model import (
+    ModelError,
+    Session,
+    default_threads,
+    open_session,
+    read_model_info,
+)
+from vision.perception.setting_words import describe_words, parse_words
+from vision.perception.tiling import grid_overlap, merge_tiles, tile_starts
+from vision.perception.yolo_decode import decode_end2end, decode_raw
 
 __all__ = ["Detector", "DetectorSettings", "ModelError", "Plan"]
 

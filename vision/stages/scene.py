@@ -9,11 +9,11 @@ import cv2
 import numpy as np
 
 from calibration.table import TableCalibration
-from vision.classes import DIE_CLASSES, DIE_UNREADABLE
-from vision.detections import Detections, nms
-from vision.figures import figure_colour
-from vision.grid import Grid, locate_grid
-from vision.observation import Cell, Observation, SeenDie, SeenTile
+from vision.perception.classes import DIE_CLASSES, DIE_UNREADABLE
+from vision.perception.detections import Detections, nms
+from vision.stages.figures import figure_colour
+from vision.stages.grid import Grid, locate_grid
+from vision.stages.observation import Cell, Observation, SeenDie, SeenTile
 
 TileReader = Callable[[np.ndarray, Sequence[Sequence[float]]], SeenTile | None]
 """Reads the tile in a cell: (frame, corners NW NE SE SW in image px of the cell grown by

@@ -1,9 +1,10 @@
 """Which localiser and face reader run now: decided here, once, for the dashboard and the commands.
 
-The models in use are the shipped ones (`vision.shipped`) unless the data folder names a taught
-model that passed its checks (`DATA/models/active.json`, written by `teach.registry.use_model`):
-then its face reader reads the dice, and its own taught localiser finds them when the run
-taught one. A `--model` given on the command line finds the dice whatever was taught.
+The models in use are the shipped ones (`vision.perception.shipped`) unless the data folder names a
+taught model that passed its checks (`DATA/models/active.json`, written by
+`teach.registry.use_model`): then its face reader reads the dice, and its own taught localiser finds
+them when the run taught one. A `--model` given on the command line finds the dice whatever was
+taught.
 
     choice = choose_models(data_dir, explicit)   # what should run
     detector, note = open_models(choice, "scale=0.75")
@@ -21,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vision.localiser import LocaliserSettings
-    from vision.table_detector import TableDetector
+    from vision.perception.localiser import LocaliserSettings
+    from vision.perception.table_detector import TableDetector
 
 ACTIVE_FILE = "active.json"
 """The file in `DATA/models/` that names the taught model in use."""
@@ -169,9 +170,9 @@ def choose_models(
 def open_models(
     choice: ModelChoice, settings: str | LocaliserSettings = ""
 ) -> tuple[TableDetector, str | None]:
-    """Open the chosen models (`vision.models.live_detector`): the detector and a note when
-    it is the early baseline. ModelError when one does not open."""
-    from vision.models import live_detector
+    """Open the chosen models (`vision.perception.models.live_detector`): the detector and a note
+    when it is the early baseline. ModelError when one does not open."""
+    from vision.perception.models import live_detector
 
     return live_detector(choice.localiser, choice.faces, settings)
 

@@ -17,9 +17,9 @@ from calibration.table import TableCalibration
 from rules.catalog import TileDef
 from rules.game_setup import STARTING_SIDES, starting_candidates
 from rules.vocabulary import neighbour, opposite
-from vision.detections import Detections
-from vision.observation import Cell, Observation
-from vision.scene import SceneReader, TileReader
+from vision.perception.detections import Detections
+from vision.stages.observation import Cell, Observation
+from vision.stages.scene import SceneReader, TileReader
 
 START: Cell = (0, 0)
 """The starting chamber's cell: the vision grid is anchored on it, as the game record's is."""

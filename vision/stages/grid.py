@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.observation import Cell
+from vision.stages.observation import Cell
 
 
 @dataclass(frozen=True)

@@ -21,26 +21,26 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classes import (
+from vision.perception.classes import (
     DIE_CLASSES,
     DIE_UNREADABLE,
     NOT_DIE,
     READER_CLASSES,
     detection_class,
 )
-from vision.classes import READER_UNREADABLE as UNREADABLE
-from vision.detections import Detections, nms
-from vision.letterbox import PAD_VALUE
-from vision.model_contract import FaceReaderCard, props_of, sidecar_metadata
-from vision.onnx_model import ModelError, default_threads, open_session
-from vision.shipped import FACES, shipped_path
+from vision.perception.classes import READER_UNREADABLE as UNREADABLE
+from vision.perception.detections import Detections, nms
+from vision.perception.letterbox import PAD_VALUE
+from vision.perception.model_contract import FaceReaderCard, props_of, sidecar_metadata
+from vision.perception.onnx_model import ModelError, default_threads, open_session
+from vision.perception.shipped import FACES, shipped_path
 
 CROP_SCALE = 1.3
 """Crop side over the box's longer side: a margin for boxes that cut a die short."""
 MIN_CROP = 8
 """Smallest crop side in frame px."""
 CLASSES = READER_CLASSES
-"""What the classifier tells apart (`vision.classes.READER_CLASSES`)."""
+"""What the classifier tells apart (`vision.perception.classes.READER_CLASSES`)."""
 DROP_CONF = 0.5
 """A die-like detection is dropped when the reader gives `not_die` more than this."""
 MERGE_IOU = 0.3
@@ -61,7 +61,7 @@ class FaceModelError(Exception):
 
 
 def default_faces_path() -> Path:
-    """Return where the shipped die-face classifier lives (`vision.shipped`)."""
+    """Return where the shipped die-face classifier lives (`vision.perception.shipped`)."""
     return shipped_path(FACES)
 
 
@@ -171,7 +171,7 @@ class FaceReader:
         self.card: FaceReaderCard = FaceReaderCard.from_props(
             props_of(self.session), sidecar_metadata(self.model_path)
         )
-        """What the model says about itself (`vision.model_contract`)."""
+        """What the model says about itself (`vision.perception.model_contract`)."""
         names = self.card.names
         if not names or any(n not in CLASSES for n in names) or set(names) == {NOT_DIE}:
             raise FaceModelError(

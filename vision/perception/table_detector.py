@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from vision.detections import Detections
+from vision.perception.detections import Detections
 
 
 class InputShape(Protocol):

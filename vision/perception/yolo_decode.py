@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detections import nms
+from vision.perception.detections import nms
 
 MAX_NMS = 30000
 """Most candidates one input passes to NMS (the most confident first)."""

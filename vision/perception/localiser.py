@@ -3,10 +3,10 @@
 `Localiser.detect(image_bgr)` resizes the frame (or a window of it: the motion gate passes
 windows at full-frame scale) by the model's `input_scale` (0.5: a 1080p frame's dice become
 12-17 px), runs the ONNX model (centre heatmaps of die, gem, tile, tile_back, figure and hand,
-and box sizes), decodes the peaks (`vision.localiser_decode`) and has the face reader name each
-die from a full-resolution crop. It returns the same `Detections` as the YOLO detector did (the
-five faces, `die_unreadable`, gem, tile, tile_back, figure, hand), so every later stage reads it
-unchanged.
+and box sizes), decodes the peaks (`vision.perception.localiser_decode`) and has the face reader
+name each die from a full-resolution crop. It returns the same `Detections` as the YOLO detector did
+(the five faces, `die_unreadable`, gem, tile, tile_back, figure, hand), so every later stage reads
+it unchanged.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.classes import DETECTION_NAMES, DIE_UNREADABLE
-from vision.detections import Detections
-from vision.detector import as_bgr
-from vision.face_reader import open_face_reader, reread_dice
-from vision.localiser_decode import decode
-from vision.model_contract import LocaliserCard, ModelError, props_of
-from vision.onnx_model import default_threads, open_session
-from vision.setting_words import describe_words, parse_words
+from vision.perception.classes import DETECTION_NAMES, DIE_UNREADABLE
+from vision.perception.detections import Detections
+from vision.perception.detector import as_bgr
+from vision.perception.face_reader import open_face_reader, reread_dice
+from vision.perception.localiser_decode import decode
+from vision.perception.model_contract import LocaliserCard, ModelError, props_of
+from vision.perception.onnx_model import default_threads, open_session
+from vision.perception.setting_words import describe_words, parse_words
 
 PAD_VALUE = 114
 DICE_MERGE_IOU = 0.6
@@ -48,7 +48,7 @@ class LocaliserSettings:
     """Lowest centre score reported (dice: after the face reader's rescoring)."""
     scale: float | None = None
     """Resize factor of the frame before the network; None ("auto"): it follows the camera
-    (`vision.scale.follow_camera`: the calibration's die size, else the dice of the first
+    (`vision.perception.scale.follow_camera`: the calibration's die size, else the dice of the first
     frames), the model's own (0.5 for 1080p) until that is decided."""
     threads: int | None = None
     """ONNX Runtime intra-op threads; None: the CPUs this process may use, at most 4."""
@@ -121,7 +121,7 @@ class Localiser:
         self.card: LocaliserCard = LocaliserCard.from_props(
             props_of(self.session), str(self.model_path)
         )
-        """What the model says about itself (`vision.model_contract`)."""
+        """What the model says about itself (`vision.perception.model_contract`)."""
         own, stride, scale = self.card.names, self.card.input_multiple, self.card.input_scale
         if not own or own[0] != "die" or any(n not in DETECTION_NAMES and n != "die" for n in own):
             raise ModelError(f"{self.model_path}: unknown classes {own}")

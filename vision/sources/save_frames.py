@@ -24,10 +24,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.source_base import FrameSource, SourceError, SourceSettings
-from vision.source_capture import CaptureFactory
-from vision.source_folder import FolderSource
-from vision.sources import find_webcam, open_source
+from vision.sources.base import FrameSource, SourceError, SourceSettings
+from vision.sources.capture import CaptureFactory
+from vision.sources.folder import FolderSource
+from vision.sources.open import find_webcam, open_source
 
 __all__ = [
     "JPEG_QUALITY",

@@ -2,7 +2,8 @@
 
 Shared by the detector, the face reader and the localiser: opening a session with a bounded
 number of threads, and the YOLO detector's class names, input size and output layout (its card,
-`vision.model_contract.DetectorCard`, from its metadata or a sidecar JSON beside it). No torch.
+`vision.perception.model_contract.DetectorCard`, from its metadata or a sidecar JSON beside it). No
+torch.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from vision.model_contract import DetectorCard, ModelError, props_of, sidecar_metadata
+from vision.perception.model_contract import DetectorCard, ModelError, props_of, sidecar_metadata
 
 __all__ = [
     "ModelError",

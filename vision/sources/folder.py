@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from base.dataset_files import IMAGE_SUFFIXES, is_image
-from vision.source_base import SourceError
+from vision.sources.base import SourceError
 
 log = logging.getLogger(__name__)
 

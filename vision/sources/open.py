@@ -7,8 +7,8 @@
         frame = grabber.latest(timeout=5)     # the newest Frame
         grabber.state().to_json()             # status, fps, drops, reconnects, last error
 
-`Grabber` and `CameraState` live in `vision.source_grabber`, `Frame` in `vision.source_base`;
-all are importable from here.
+`Grabber` and `CameraState` live in `vision.sources.grabber`, `Frame` and `SourceError` in
+`vision.sources.base`.
 """
 
 from __future__ import annotations
@@ -22,23 +22,13 @@ from typing import NamedTuple
 
 import cv2
 
-from vision.source_base import Frame, FrameSource, SourceError, SourceSettings, Stream
-from vision.source_capture import CameraSource, CaptureFactory, VideoFileSource, unreadable_video
-from vision.source_folder import IMAGE_SUFFIXES, FolderSource
-from vision.source_grabber import CameraState, CameraStatus, Grabber, backoff_delays
+from vision.sources.base import Frame, FrameSource, SourceError, SourceSettings
+from vision.sources.capture import CameraSource, CaptureFactory, VideoFileSource, unreadable_video
+from vision.sources.folder import IMAGE_SUFFIXES, FolderSource
 
 __all__ = [
     "DEMO_NOTE",
-    "CameraState",
-    "CameraStatus",
-    "Frame",
-    "FrameSource",
-    "Grabber",
     "SourceChoice",
-    "SourceError",
-    "SourceSettings",
-    "Stream",
-    "backoff_delays",
     "default_source",
     "find_webcam",
     "open_source",

@@ -9,8 +9,8 @@ import numpy as np
 
 from calibration.enrollment import TileLibrary
 from calibration.tile_match import identify
-from vision.observation import SeenTile
-from vision.scene import CELL_MARGIN
+from vision.stages.observation import SeenTile
+from vision.stages.scene import CELL_MARGIN
 
 
 class EnrolledTileReader:

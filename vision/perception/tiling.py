@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.detections import Detections
+from vision.perception.detections import Detections
 
 EDGE_MARGIN = 3.0
 """A box edge this close (frame px) to a tile edge inside the frame counts as cut by it."""

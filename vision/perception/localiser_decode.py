@@ -1,6 +1,6 @@
 """Turn the localiser's output maps into boxes: peaks of the centre heatmaps, sized by the box map.
 
-Shared by the run-time localiser (`vision.localiser`) and the training's validation
+Shared by the run-time localiser (`vision.perception.localiser`) and the training's validation
 (`models.localiser`), so that both score the same boxes. Pure numpy and OpenCV.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.detections import nms
+from vision.perception.detections import nms
 
 STRIDE = 4
 """Input pixels per output cell (the network's output stride)."""

@@ -1,8 +1,9 @@
 """Which model finds things on the table: the shipped localiser, else the file given.
 
-The default path knows one model, the localiser (`vision.shipped.LOCALISER`) with its face
-reader. Any other .onnx given with `--model` opens as what its metadata says: another localiser
-(a taught one), or the early YOLO baseline (`vision.detector`), kept as a named alternative.
+The default path knows one model, the localiser (`vision.perception.shipped.LOCALISER`) with its
+face reader. Any other .onnx given with `--model` opens as what its metadata says: another localiser
+(a taught one), or the early YOLO baseline (`vision.perception.detector`), kept as a named
+alternative.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from vision.detector import Detector, DetectorSettings
-from vision.localiser import Localiser, LocaliserSettings
-from vision.model_contract import ModelError, is_localiser
-from vision.shipped import BASELINE, LOCALISER, shipped_path
-from vision.table_detector import TableDetector
+from vision.perception.detector import Detector, DetectorSettings
+from vision.perception.localiser import Localiser, LocaliserSettings
+from vision.perception.model_contract import ModelError, is_localiser
+from vision.perception.shipped import BASELINE, LOCALISER, shipped_path
+from vision.perception.table_detector import TableDetector
 
 BASELINE_LIVE_CONF = 0.1
 """Lowest confidence the live pipeline takes of the YOLO baseline: the face reader re-reads

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from vision.source_base import Frame, FrameSource, SourceError, Stream
+from vision.sources.base import Frame, FrameSource, SourceError, Stream
 
 CameraStatus = Literal["starting", "live", "reconnecting", "ended", "failed", "stopped"]
 """starting: no frame yet; live: frames coming; reconnecting: a live source failed and is being

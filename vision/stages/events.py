@@ -10,9 +10,9 @@ from typing import Any
 from rules.engine import Game
 from rules.narrative import tell_event
 from rules.vocabulary import ADVENTURER, BLACK_MASK, GOLDEN_MASK, OFFSETS, SIDES
-from vision.observation import Cell, Observation
-from vision.rolls import is_roll, one_die_event, roll_entered_since, rolled_face
-from vision.stability import Settled
+from vision.stages.observation import Cell, Observation
+from vision.stages.rolls import is_roll, one_die_event, roll_entered_since, rolled_face
+from vision.stages.stability import Settled
 
 _ORDER = {"dice": 0, "tile": 1, "figure": 2, "gems": 3, "depot": 4}
 UNSURE_MARK = "unsure (?)"

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from calibration.table import TableCalibration
-from vision.localiser import Localiser
+from vision.perception.localiser import Localiser
 
 REFERENCE_DIE_PX = 29.5
 """A die's side (calibrated px) in the 1080p frames the shipped localiser trained on; times the

@@ -1,0 +1,1 @@
+"""Frame sources: cameras, streams, video files, image folders; the grabber; saving frames."""

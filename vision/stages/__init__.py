@@ -1,0 +1,1 @@
+"""The pipeline's stages after the networks: motion gating, scene, stability, events."""
