@@ -64,12 +64,14 @@ READABLE = 0.6
 TOP_SHARE = 1.5
 """A die is read only when its top face shows at least this many times any other face's area
 in the image (a die tipped toward the camera, or far off its axis, shows a side as much)."""
-LEANING = 0.2
+LEANING = 0.3
 """Share of the readable die crops whose die leans on a neighbour."""
 LEAN_TILT = (12.0, 40.0)
 """How far a leaning die is tipped (the game renderer leans dice 12-38 degrees)."""
-LEAN_SHARE = 1.0
-"""A leaning die is read while its top is the largest face in view (players read it so)."""
+LEAN_SHARE = 0.5
+"""A leaning die is read while its top shows at least this share of the largest face in view:
+seen from a camera off its axis, a die tipped 30 degrees toward it shows a side as large as its
+top, yet the top (the lit face, square to the table's up) is what the roll shows."""
 TIPPED = (42.0, 65.0)
 """How far an unreadable tipped die is tipped (beyond any leaning die, so no tilt is both)."""
 NEGATIVE_IOU = 0.3
@@ -407,7 +409,7 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
     info.update(face=face, tilt=round(tilt, 1), motion=round(motion, 1), seen=round(seen, 2))
     share = top_share(patch.view.camera, target[1], DIE_MM)
     info.update(swapped=patch.paint.swapped, neighbours=len(others), top_share=round(share, 2))
-    info["leaning"] = leaning
+    info.update(leaning=leaning, how=how)
     least_share = LEAN_SHARE if leaning else TOP_SHARE
     readable = how == "read" and seen >= READABLE and share >= least_share and box is not None
     if box is None:

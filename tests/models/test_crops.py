@@ -9,7 +9,7 @@ import pytest
 
 from models.synth.crop_look import HELD_OUT, HELD_OUT_LOOK, TRAIN_LOOK, Look, parse_look
 from models.synth.crop_set import label_index, render_set
-from models.synth.crops import KINDS, LABELS, UNKNOWN, render_crop
+from models.synth.crops import KINDS, LABELS, LEAN_TILT, TIPPED, UNKNOWN, render_crop
 from vision.perception.face_reader import CROP_SCALE, NOT_DIE
 
 FACES = LABELS[:5]
@@ -102,3 +102,24 @@ def test_a_set_is_the_same_from_one_process_or_two():
     expected = [label_index(render_crop(9, i, TRAIN_LOOK, 32).label) for i in (0, 13, 23)]
     assert alone.labels[[0, 13, 23]].tolist() == expected
     assert label_index(UNKNOWN) == -1 and label_index(NOT_DIE) == LABELS.index(NOT_DIE)
+
+
+def test_leaning_dice_rest_on_a_neighbour_and_are_read_past_a_tipped_die_s_limit():
+    crops = [render_crop(13, i, TRAIN_LOOK, 40, kind="die") for i in range(120)]
+    leaning = [c for c in crops if c.info["leaning"]]
+    assert len(leaning) >= 20
+    for crop in leaning:
+        assert LEAN_TILT[0] <= crop.info["tilt"] <= LEAN_TILT[1] and crop.info["neighbours"] >= 1
+    read = [c for c in leaning if c.label != UNKNOWN]
+    assert all(c.label == c.info["face"] for c in read)
+    assert any(c.info["tilt"] > 30 for c in read)  # steeper than any readable die lying alone
+    for crop in crops:
+        if not crop.info["leaning"] and crop.label in FACES:
+            assert crop.info["tilt"] <= 20
+
+
+def test_unreadable_tipped_dice_are_tipped_beyond_any_leaning_die():
+    crops = [render_crop(17, i, TRAIN_LOOK, 40, kind="unknown") for i in range(40)]
+    tipped = [c for c in crops if c.info["how"] == "tilt"]  # the others are smeared or covered
+    assert tipped and all(TIPPED[0] <= c.info["tilt"] <= TIPPED[1] for c in tipped)
+    assert TIPPED[0] > LEAN_TILT[1]
