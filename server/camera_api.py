@@ -17,7 +17,8 @@ from server.camera_choice import (
     resolve_pick,
     webcam_label,
 )
-from server.vision_service import SwitchError, VisionService, demo_files
+from server.vision_demo import demo_files
+from server.vision_service import SwitchError, VisionService
 
 OFF = (
     "the camera is turned off (templecam serve --no-camera): start templecam without "

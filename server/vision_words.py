@@ -3,11 +3,13 @@
 The vision pipeline words them in English (`vision.stages.events`, tests read those words); the
 server tells them at display time by the catalog's `more.wait.*` templates, whose English is the
 pipeline's own wording: a message one part of which the catalog cannot say reads English whole.
+The panel's messages never name the data folder's place on this computer (`plain`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from base.words import (
@@ -82,3 +84,10 @@ def waiting_in(
 def note_in(lang: str, text: str) -> str:
     """A camera note (the demo's, a model's) in `lang` where the catalog's notices word it."""
     return told_by_template(lang, "notice.", text)
+
+
+def plain(message: str, data_dir: Path) -> str:
+    """Say a message without the data folder's place on this computer."""
+    for folder in {str(data_dir.resolve()), str(data_dir)}:
+        message = message.replace(folder + "/", "").replace(folder, "the data folder")
+    return message

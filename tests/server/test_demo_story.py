@@ -17,7 +17,7 @@ import pytest
 from conftest import GAME_TIMELINE, LiveServer, ServerProcess, free_port
 
 from rules.engine import Game
-from server.vision_service import DEMO_FOLDER_VARIABLE, DEMO_RESTARTED, demo_files
+from server.vision_demo import DEMO_FOLDER_VARIABLE, DEMO_RESTARTED, demo_files
 
 CLIP_SECONDS = 8.0
 """The clip's length: two loops take about 20 s."""

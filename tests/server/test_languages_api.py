@@ -20,7 +20,7 @@ from base.words import keys_under, match_template, say, told_by_template
 from server.host_audio import HOST_SOUND_FAILED, HOST_SOUND_OFF, NO_SOUND_LIBRARY, NO_SPEAKERS
 from server.session import NOT_STARTED
 from server.speech import ENGINE, INSTALL_COMMAND, MISSING_NOTICE
-from server.vision_service import DEMO_RESTARTED
+from server.vision_demo import DEMO_RESTARTED
 from vision.sources.open import DEMO_NOTE
 
 NOTICES = (

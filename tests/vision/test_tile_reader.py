@@ -82,10 +82,10 @@ def test_the_games_reader_shares_the_features_already_computed(reader):
 
 def test_the_vision_service_reads_the_tiles_of_the_session_game(tmp_path):
     service = VisionService(SimpleNamespace(), VisionSettings(), tmp_path)  # type: ignore[arg-type]
-    service._load_tiles()
+    service.models.load_tiles()
     whole = service.tile_reader
     assert "time-torch" in whole.library
-    timed = service._game_tiles(_game(["time"], time_chambers=["torch", "lava-1"]))
+    timed = service.models.tiles_for(_game(["time"], time_chambers=["torch", "lava-1"]))
     assert "time-torch" in timed.library and "time-sacrifice" not in timed.library
-    assert "time-torch" not in service._game_tiles(_game([])).library
-    assert service._game_tiles(None) is whole
+    assert "time-torch" not in service.models.tiles_for(_game([])).library
+    assert service.models.tiles_for(None) is whole
