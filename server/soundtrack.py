@@ -115,7 +115,9 @@ def render_countdown_clip(
 ) -> Samples:
     """Render countdown `n`'s own sounds (gong, drums, door slam) from its gong on: the samples
     `render_soundtrack(..., silent={n})` leaves out, at the whole track's level. Their sound
-    does not depend on when the countdown comes, so the file tells nothing of it."""
+    does not depend on when the countdown comes, so the file tells nothing of it (its level
+    follows the whole track's loudest sample, as the served track's does, which a countdown
+    landing on the loud end of the bed can move by a few percent)."""
     countdown = timeline.countdown(n)
     _, left_out = _render(timeline, sample_rate, seed, (n,))
     start = round(timeline.audio_seconds(countdown.start) * sample_rate)

@@ -225,7 +225,12 @@ def test_the_browsers_soundtrack_holds_no_countdown_at_a_random_time(client):
             *truth.countdowns[1:],
         ),
     )
-    assert float(np.max(np.abs(render_countdown_clip(elsewhere, 1) - clip))) < 2 / 32767
+    # Its level may differ by a few percent: the whole track is scaled to its loudest sample,
+    # and where a countdown falls on the growing bed can move that (about 1 game in 25).
+    other = render_countdown_clip(elsewhere, 1)
+    level = float(np.dot(other, clip) / np.dot(other, other))
+    assert abs(level - 1) < 0.1
+    assert float(np.max(np.abs(level * other - clip))) < 2 / 32767
     assert client.get("/api/soundtrack/countdown.wav?n=3").status_code == 404  # the last: known
 
 
