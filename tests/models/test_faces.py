@@ -56,11 +56,11 @@ def _scene(frames: Path, split: str = "train") -> dict:
 
 @pytest.fixture(scope="module")
 def tiny(frames: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    """Eight epochs on 450 rendered crops of one look at 32 px; return DIR and its metrics."""
+    """Eight epochs on 600 rendered crops of one look at 32 px; return DIR and its metrics."""
     out = tmp_path_factory.mktemp("faces")
     config = FacesConfig(
         out=out,
-        crops=450,
+        crops=600,
         val_crops=120,
         look=EASY,
         imgsz=IMGSZ,
