@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not MODEL.is_file(), reason="no shipped face rea
 
 @pytest.fixture(scope="module")
 def die_crops():
-    """600 die crops of the training look: a fifth of them leaning on a neighbour."""
+    """600 die crops of the training look: about a quarter of them leaning on a neighbour."""
     return [render_crop(SEED, i, TRAIN_LOOK, 40, kind="die") for i in range(600)]
 
 
