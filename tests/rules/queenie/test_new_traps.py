@@ -1,6 +1,7 @@
 """Queenie 16: New traps (Queenie box): quicksand, lava chamber and gates, beast chamber."""
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -250,6 +251,19 @@ def test_all_black_masks_in_the_beast_chamber_lose_a_die_for_good():  # Queenie 
     red = t.state["players"]["red"]
     assert (red["dice"], red["locked"], red["cell"]) == (4, 4, [0, 0])
     assert state(t)["beast"] == {}
+
+
+def test_a_die_rolled_past_the_beast_leaves_the_faces_it_showed():  # Queenie 16
+    # Found by the random-games property: a player who came in with every free die showing a
+    # face kept them all showing while a rolled black mask locked one of them (locked 2 and 2
+    # faces showing of 3 dice).
+    t = found("beast")
+    red = t.game.players["red"]
+    red.showing = Counter({K: 3, T: 2})  # he rolled all five just before he was caught
+    for face in (B, A, B):
+        t.ok(type="beast_roll", player="red", face=face)
+        assert sum(red.showing.values()) + red.locked <= red.dice
+    assert red.locked == 2 and sum(red.showing.values()) == 3  # the adventurer shows none
 
 
 def test_the_dashboard_offers_the_beasts_die_with_each_face():
