@@ -49,7 +49,7 @@ from models.synth.crop_scene import (
 from models.synth.draw_dice import die_shadow
 from models.synth.draw_props import draw_figure, draw_gem, draw_hand, gem_shadow, hand_shadow
 from models.synth.draw_trinkets import SMALL_KINDS, draw_trinket, random_trinket, trinket_shadow
-from models.synth.layout import cubes_touch
+from models.synth.layout import slide_to_touch
 from models.synth.scene import PLAYER_COLOURS, Die, Figure, Gem
 from rules.vocabulary import FACES
 from vision.perception.detections import box_iou
@@ -192,12 +192,7 @@ def _leaning_pair(
     die = _place_die(patch, die)
     other = str(FACES[int(rng.integers(len(FACES)))])
     support = lying_die(other, np.array([centre[0], centre[1], DIE_MM / 2]), 0.0, rng)
-    # Slide the support in from afar until it meets the leaning die, then back off a little.
-    for dist in np.arange(2.0 * DIE_MM, 0.5 * DIE_MM, -0.25):
-        support.centre = die.centre * [1, 1, 0] + toward * dist + [0, 0, DIE_MM / 2]
-        if cubes_touch(die, support, DIE_MM):
-            support.centre = support.centre + toward * 0.25
-            break
+    slide_to_touch(support, die, toward, DIE_MM / 2, DIE_MM, step=0.25)
     paint = patch.paint if rng.random() < 0.8 else _paint(rng, "natural", "standard")
     return _add_built(patch, die), _add_built(patch, support, paint)
 

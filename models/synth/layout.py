@@ -292,16 +292,24 @@ def _lean(rng: np.random.Generator, settings: SynthSettings, die: Die, support: 
     tilt = np.eye(3) + math.sin(a) * k + (1 - math.cos(a)) * k @ k
     die.rotation = tilt @ die.rotation
     low = -(die.corners(s) - die.centre)[:, 2].min()
-    # Slide in from afar until a corner of either die would enter the other.
-    for dist in np.arange(2.0 * s, 0.5 * s, -0.5):
-        centre = support.centre + d * dist
-        centre[2] = low
-        die.centre = centre
-        if cubes_touch(die, support, s):
-            die.centre = support.centre + d * (dist + 0.5)
-            die.centre[2] = low
-            break
+    slide_to_touch(die, support, d, low, s)
     die.state = "leaning"
+
+
+def slide_to_touch(
+    moving: Die, fixed: Die, direction: np.ndarray, height: float, size: float, step: float = 0.5
+) -> None:
+    """Slide `moving` (its centre at `height`) in toward `fixed` from two die sizes away along
+    the horizontal `direction` (from `fixed` to `moving`) until a corner of either die would
+    enter the other, then back one `step`: the two dice touch."""
+    for dist in np.arange(2.0 * size, 0.5 * size, -step):
+        centre = fixed.centre + direction * dist
+        centre[2] = height
+        moving.centre = centre
+        if cubes_touch(moving, fixed, size):
+            moving.centre = fixed.centre + direction * (dist + step)
+            moving.centre[2] = height
+            break
 
 
 def cubes_touch(a: Die, b: Die, size: float) -> bool:
