@@ -108,6 +108,18 @@ class PlayerState:
         """Dice the player may roll (every die not locked by a black mask)."""
         return self.dice - self.locked
 
+    def unshow_a_die(self) -> bool:
+        """Where every free die shows a face, take one face away (the face shown most, the
+        last by name among equals) and return True: that die is the one rolled or lost, and
+        the record does not say which it was."""
+        showing = sum(self.showing.values())
+        if not showing or self.free_dice > showing:
+            return False
+        face = max(self.showing, key=lambda f: (self.showing[f], f))
+        self.showing[face] -= 1
+        self.showing = +self.showing
+        return True
+
     def to_json(self, modules: tuple[str, ...] = ()) -> dict[str, Any]:
         """Return the player as `replay --json` shows them (with the modules' fields only
         when the game plays those modules)."""
@@ -902,14 +914,9 @@ class Game:
         (the face the player shows most of), else a locked one."""
         if player.dice < 1:
             return
-        showing = sum(player.showing.values())
-        if player.free_dice - showing <= 0:
-            if showing:
-                face = max(player.showing, key=lambda f: (player.showing[f], f))
-                player.showing[face] -= 1
-                player.showing = +player.showing
-            elif player.locked:
-                player.locked -= 1
+        every_free_die_shows = player.free_dice <= sum(player.showing.values())
+        if every_free_die_shows and not player.unshow_a_die() and player.locked:
+            player.locked -= 1
         player.dice -= 1
 
     # ----- the clock ----------------------------------------------------------------------

@@ -305,10 +305,7 @@ def beast_roll(game: GameView, event: BeastRoll) -> None:
     if player.free_dice < 1:
         raise Rejection(f"{pid} has no die left to roll")
     assert player.cell is not None
-    if sum(player.showing.values()) >= player.free_dice:
-        # The die rolled was one of those showing a face: which one, the event does not say.
-        player.showing[min(player.showing)] -= 1
-        player.showing += Counter()
+    player.unshow_a_die()  # the die rolled, where every free die showed a face
     if face == BLACK_MASK:
         player.locked += 1
         if player.locked >= player.dice:
