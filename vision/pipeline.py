@@ -74,7 +74,7 @@ class Pipeline:
         else:
             self.scene.temple_size = None
         observation = self.scene.observe(
-            image, gate.detections, seq, t, gate.moving, fresh, gate.stale
+            image, gate.detections, seq, t, gate.moving, fresh, gate.stale, gate.motion
         )
         if game is not None:
             held = {p: player.dice for p, player in game.players.items() if not player.escaped}

@@ -169,3 +169,22 @@ def test_without_the_gate_every_frame_is_detected_whole_and_motion_still_reporte
     assert results[1].moving == ()
     x0, y0, x1, y1 = results[2].moving[0]
     assert x0 <= 900 and y0 <= 500 and x1 >= 1000 and y1 >= 600
+
+
+def test_the_gate_reports_the_pixels_that_moved(detector: Detector, frame: np.ndarray) -> None:
+    gate = MotionGate(Recorder(detector), MotionSettings())
+    gate.process(frame, 0.0)
+    changed = frame.copy()
+    changed[100:160, 1700:1760] = (30, 200, 240)
+    changed[900:960, 100:160] = (30, 200, 240)  # two things move, far apart
+    moving = gate.process(changed, 0.1)
+    assert moving.motion is not None
+    scale = moving.motion.scale
+    ys, xs = np.nonzero(moving.motion.mask)
+    inside = ((xs * scale >= 1690) & (ys * scale < 170)) | (
+        (xs * scale < 170) & (ys * scale >= 890)
+    )
+    assert inside.all() and len(xs) > 0  # only where the picture moved, not the box between
+    assert len(moving.moving) == 2
+    still = gate.process(changed, 0.1 + MotionSettings().still_seconds + 0.05)
+    assert still.motion is not None and not still.motion.mask.any()

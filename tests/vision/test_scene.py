@@ -14,6 +14,7 @@ from calibration.enrollment import TileLibrary
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
 from vision.perception.classes import DIE_CLASSES
+from vision.stages.motion import MotionMask
 from vision.stages.scene import SceneReader, _box_meets_polygon
 from vision.stages.tile_reader import EnrolledTileReader
 
@@ -214,3 +215,54 @@ def test_the_grid_is_numbered_from_where_the_rules_put_the_start_chamber(
     assert scene_reader.grid is not None
     assert scene_reader.grid.cell_of(grid_of(scene).cell_centre((0, 0))) == (1, 0)
     assert {cell: seen.tile for cell, seen in obs.tiles.items()} == east
+
+
+def _zone_mask(polygon_px: np.ndarray, shape: tuple[int, int], scale: int) -> np.ndarray:
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(polygon_px / scale).astype(np.int32)], 1)
+    return mask.astype(bool)
+
+
+def test_a_zone_is_busy_where_pixels_moved_not_where_their_box_reaches(
+    rendered: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    image, scene = rendered
+    calibration = calibration_of(scene)
+    players = [z["colour"] for z in scene["zones"]]
+    reader = SceneReader(calibration, players, grid=grid_of(scene))
+    h, w = image.shape[:2]
+    scale = 4
+    mover = calibration.zones[0]
+    polygon = calibration.table_to_image_px(np.asarray(mover.polygon_mm))
+    motion = MotionMask(_zone_mask(polygon, (h // scale, w // scale), scale), scale)
+    whole = [(0, 0, w, h)]  # the box around that motion and an arm reaching from far away
+    boxed = reader.observe(image, truth_detections(scene), 1, 0.0, moving=whole)
+    assert boxed.busy == set(players)
+    pixels = reader.observe(image, truth_detections(scene), 2, 0.1, moving=whole, motion=motion)
+    assert pixels.busy == {mover.player}
+    still = MotionMask(np.zeros_like(motion.mask), scale)
+    calm = reader.observe(image, truth_detections(scene), 3, 0.2, moving=whole, motion=still)
+    assert calm.busy == set()
+
+
+def test_an_arm_of_moving_pixels_reaches_from_its_seat_to_the_cell_under_its_hand(
+    rendered: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    image, scene = rendered
+    calibration, grid = calibration_of(scene), grid_of(scene)
+    players = [z["colour"] for z in scene["zones"]]
+    reader = SceneReader(calibration, players, grid=grid)
+    h, w = image.shape[:2]
+    scale = 4
+    start_px = calibration.table_to_image_px(np.array([grid.cell_centre((0, 0))]))[0]
+    for zone in calibration.zones:
+        polygon = calibration.table_to_image_px(np.asarray(zone.polygon_mm))
+        seat_px = polygon.mean(axis=0)
+        arm = np.zeros((h // scale, w // scale), np.uint8)
+        ends = [tuple(int(v) for v in np.round(p / scale)) for p in (seat_px, start_px)]
+        cv2.line(arm, ends[0], ends[1], 1, thickness=5)
+        obs = reader.observe(
+            image, truth_detections(scene), 1, 0.0, motion=MotionMask(arm.astype(bool), scale)
+        )
+        assert obs.reach == {(0, 0): zone.player}
+        assert zone.player in obs.busy

@@ -64,6 +64,20 @@ class MotionSettings:
 
 
 @dataclass(frozen=True)
+class MotionMask:
+    """Where the picture moved this frame, at 1/`scale` of the frame's size."""
+
+    mask: np.ndarray
+    """Bool, True where the picture moved."""
+    scale: int
+    """Frame px per mask px."""
+
+    def meets(self, polygon_mask: np.ndarray) -> bool:
+        """Tell whether anything moved inside a polygon drawn at the mask's size."""
+        return bool((self.mask & polygon_mask).any())
+
+
+@dataclass(frozen=True)
 class GateResult:
     """One frame's detections, how they were made, and what moves."""
 
@@ -75,6 +89,9 @@ class GateResult:
     """Boxes around what moved since the previous frame (hands, rolling dice), frame px."""
     stale: tuple[Window, ...] = ()
     """Boxes around changes that stand still but wait for a later frame: their boxes are old."""
+    motion: MotionMask | None = None
+    """The pixels that moved (`moving` boxes only bound them: an arm reaching across the
+    table has a box over zones it never touches)."""
 
 
 class MotionGate:
@@ -118,9 +135,12 @@ class MotionGate:
             or previous.shape != small.shape
         ):
             if not s.gate:  # what moves is still reported: the scene needs it
-                moving = () if previous is None else self._moving(small, previous, w, h)
+                motion = None
+                if previous is not None and previous.shape == small.shape:
+                    motion = MotionMask(self._mask(cv2.absdiff(small, previous)), s.scale)
+                moving = () if motion is None else tuple(self._boxes(motion.mask, w, h, False))
                 result = self._full(frame, small, t)
-                return GateResult(result.detections, result.windows, True, moving)
+                return GateResult(result.detections, result.windows, True, moving, (), motion)
             return self._full(frame, small, t)
         assert self._reference is not None and self._dirty is not None
         assert self._dirty_since is not None
@@ -136,13 +156,14 @@ class MotionGate:
         self._dirty_since[changed & ~self._dirty] = t
         self._dirty |= changed
         moving = self._boxes(moving_mask, w, h, grow=False)
+        motion = MotionMask(moving_mask, s.scale)
         near_motion = cv2.dilate(moving_mask.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(
             bool
         )
         still_dirty = self._dirty & ~near_motion
         candidates = self._plan(still_dirty, w, h)
         if not candidates:
-            return GateResult(self._detections, (), False, tuple(moving))
+            return GateResult(self._detections, (), False, tuple(moving), (), motion)
         count, area = 0, 0
         for x0, y0, x1, y1 in candidates:
             area += (x1 - x0) * (y1 - y0)
@@ -165,7 +186,9 @@ class MotionGate:
         new = Detections.concatenate(found).nms(DUPLICATE_IOU) if len(found) > 1 else found[0]
         kept = self._keep_outside(self._detections, windows, w, h)
         self._detections = Detections.concatenate([kept, new]).sorted()
-        return GateResult(self._detections, tuple(windows), False, tuple(moving), tuple(stale))
+        return GateResult(
+            self._detections, tuple(windows), False, tuple(moving), tuple(stale), motion
+        )
 
     # ----- planning ------------------------------------------------------------------------
 
@@ -250,12 +273,6 @@ class MotionGate:
     def _mask(self, difference: np.ndarray) -> np.ndarray:
         moved = (difference > self.settings.threshold).astype(np.uint8)
         return cv2.dilate(moved, np.ones((3, 3), np.uint8)).astype(bool)
-
-    def _moving(
-        self, small: np.ndarray, previous: np.ndarray, w: int, h: int
-    ) -> tuple[Window, ...]:
-        """Boxes around what changed since the previous frame."""
-        return tuple(self._boxes(self._mask(cv2.absdiff(small, previous)), w, h, grow=False))
 
     def _full(self, frame: np.ndarray, small: np.ndarray, t: float) -> GateResult:
         h, w = frame.shape[:2]

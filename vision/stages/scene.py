@@ -13,6 +13,7 @@ from vision.perception.classes import DIE_CLASSES, DIE_UNREADABLE
 from vision.perception.detections import Detections, nms
 from vision.stages.figures import figure_colour
 from vision.stages.grid import Grid, locate_grid
+from vision.stages.motion import MotionMask
 from vision.stages.observation import Cell, Observation, SeenDie, SeenTile
 
 TileReader = Callable[[np.ndarray, Sequence[Sequence[float]]], SeenTile | None]
@@ -32,6 +33,9 @@ PROBE_AGAIN_FRAMES = 5
 often (a hand or a die over it in the first read; measured on rendered games: the grid was
 found only after 6 s, once motion over it made it read again, and every discovery before was
 credited late and to the wrong player)."""
+MOTION_MARGIN_PX = 24
+"""Motion this close (frame px) to a player's zone makes it busy: the moved pixels are only
+where the picture changed enough, and a hand's still fingertips may lie beyond them."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,7 @@ class SceneReader:
             for zone in calibration.zones
             if zone.player in self.players
         }
+        self._zone_masks: dict[tuple[str, tuple[int, ...], int], np.ndarray] = {}
         self._tile_cache: dict[Cell, SeenTile] = {}
         self._unreadable: set[Cell] = set()
         self._probed: set[tuple[int, int]] = set()
@@ -125,6 +130,7 @@ class SceneReader:
         moving: Sequence[Sequence[float]] = (),
         redetected: Sequence[Sequence[float]] | None = None,
         stale: Sequence[Sequence[float]] = (),
+        motion: MotionMask | None = None,
     ) -> Observation:
         """Return what the frame shows: dice by player, tiles, gems, figures, busy zones.
 
@@ -132,6 +138,8 @@ class SceneReader:
         `redetected`: boxes (px) detected afresh this frame (None: all of it); a cell that
         could not be read is read again only once its part of the picture was.
         `stale`: boxes (px) whose detections are out of date: a zone they touch is busy too.
+        `motion`: the moved pixels themselves; when given, a zone is busy only where they
+        are, not wherever their `moving` boxes reach.
         """
         s = self.settings
         detections = one_box_per_die(detections, s.die_conf)
@@ -140,7 +148,8 @@ class SceneReader:
         centres_mm = self.calibration.image_to_table(centres_px) if len(detections) else centres_px
         conf = detections.confidence
         hands = detections[(names == "hand") & (conf >= s.hand_conf)]
-        dice, busy = self._dice(names, centres_mm, conf, [*hands.xyxy, *moving, *stale])
+        blockers = [*hands.xyxy, *stale, *(moving if motion is None else ())]
+        dice, busy = self._dice(names, centres_mm, conf, blockers, motion)
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
         self._forget_reads(redetected)
         if self.grid is None:
@@ -161,7 +170,7 @@ class SceneReader:
             figures=figures,
             busy=frozenset(busy),
             hands=len(hands),
-            reach=self._reach(moving),
+            reach=self._reach(moving) if motion is None else self._reach_pixels(motion),
         )
 
     # ----- dice ----------------------------------------------------------------------------
@@ -172,6 +181,7 @@ class SceneReader:
         centres_mm: np.ndarray,
         conf: np.ndarray,
         blockers: Sequence[Sequence[float]],
+        motion: MotionMask | None = None,
     ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str]]:
         """Dice by the zone they lie in; zones with hands or motion over them are busy.
 
@@ -187,9 +197,23 @@ class SceneReader:
             face = None if names[i] == DIE_UNREADABLE else str(names[i])
             found[player].append(SeenDie(face, xy, float(conf[i])))
         for player, polygon in self._zone_px.items():
-            if any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers):
+            blocked = any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers)
+            if blocked or (motion is not None and motion.meets(self._zone_mask(player, motion))):
                 busy.add(player)
         return {p: tuple(sorted(d, key=lambda die: die.xy_mm)) for p, d in found.items()}, busy
+
+    def _zone_mask(self, player: str, motion: MotionMask) -> np.ndarray:
+        """The player's zone, grown by `MOTION_MARGIN_PX`, drawn at the motion mask's size."""
+        key = (player, motion.mask.shape, motion.scale)
+        mask = self._zone_masks.get(key)
+        if mask is None:
+            drawn = np.zeros(motion.mask.shape[:2], np.uint8)
+            points = np.round(self._zone_px[player] / motion.scale).astype(np.int32)
+            cv2.fillPoly(drawn, [points], 1)
+            side = 2 * round(MOTION_MARGIN_PX / motion.scale) + 1
+            mask = cv2.dilate(drawn, np.ones((side, side), np.uint8)).astype(bool)
+            self._zone_masks[key] = mask
+        return mask
 
     def _zone_for(self, xy: tuple[float, float]) -> str | None:
         player = self.calibration.zone_of(xy)
@@ -308,6 +332,36 @@ class SceneReader:
             cell: self._tile_cache.get(cell) or SeenTile("unknown", "S", conf * 0.5)
             for cell, conf in placed.items()
         }
+
+    def _reach_pixels(self, motion: MotionMask) -> dict[Cell, str]:
+        """Cells with an arm's hand over them, by the seat the arm reaches from, told from each
+        moving region's own pixels: its pixel farthest from the temple lies at the seat, and its
+        pixel farthest from that one at the hand (an arm reaching across the table on a slant
+        fills little of its box, whose corners lie far from both)."""
+        if self.grid is None or not self._zone_px:
+            return {}
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(motion.mask.astype(np.uint8))
+        if count <= 1:
+            return {}
+        origin = self.calibration.table_to_image_px(np.array([self.grid.origin_mm]))[0]
+        reach: dict[Cell, str] = {}
+        ys, xs = np.nonzero(labels)
+        order = np.argsort(labels[ys, xs], kind="stable")
+        pixels = (np.stack([xs[order], ys[order]], axis=1).astype(np.float64) + 0.5) * motion.scale
+        ends = np.cumsum(stats[1:count, cv2.CC_STAT_AREA])
+        for index, points in enumerate(np.split(pixels, ends[:-1]), start=1):
+            if stats[index, cv2.CC_STAT_AREA] < 2:
+                continue
+            root = points[int(np.argmax(np.linalg.norm(points - origin, axis=1)))]
+            hand = points[int(np.argmax(np.linalg.norm(points - root, axis=1)))]
+            player = max(
+                self._zone_px,
+                key=lambda p: cv2.pointPolygonTest(self._zone_px[p], tuple(root), True),
+            )
+            cell = self.grid.cell_of(self.calibration.image_to_table(hand[None])[0])
+            if cell is not None:
+                reach.setdefault(cell, player)
+        return reach
 
     def _reach(self, moving: Sequence[Sequence[float]]) -> dict[Cell, str]:
         """Cells with an arm's hand over them, by the seat the arm reaches from.
