@@ -53,6 +53,16 @@ UNSURE_FACE = 0.5
 CANDIDATE_CONF = 0.05
 """The detector passes die-like boxes down to this confidence to the reader (see `reread_dice`)."""
 CHUNK = 64
+SECOND_LOOKS = (
+    (0.8, 0.0, 0.0),
+    (1.25, 0.0, 0.0),
+    (1.0, -0.15, 0.0),
+    (1.0, 0.15, 0.0),
+    (1.0, 0.0, -0.15),
+    (1.0, 0.0, 0.15),
+)
+"""How a die read unsurely is looked at again: (box scale, shift x, shift y as a share of the
+box side); the reader's probabilities over these crops and the first are averaged."""
 """Crops per ONNX Runtime call when the model takes any batch size."""
 
 
@@ -221,6 +231,41 @@ class FaceReader:
         return reread_dice(dets, image_bgr, self, conf)
 
 
+def _second_look(
+    probs: np.ndarray,
+    boxes: np.ndarray,
+    image_bgr: np.ndarray,
+    reader: FaceReader,
+    face_cols: np.ndarray,
+    looks: Sequence[tuple[float, float, float]] = SECOND_LOOKS,
+) -> np.ndarray:
+    """Read again, from several crops around the box, each die the first crop left unsure (no
+    face with `UNSURE_FACE` of the face probabilities): a die leaning on another is boxed with
+    its support's edge or its own side, and a crop a little tighter, wider or off-centre often
+    shows its top plainly. Returns the probabilities, averaged over the looks for those dice."""
+    if not len(probs) or not looks:
+        return probs
+    faces = probs[:, face_cols]
+    unsure = faces.max(axis=1) / np.maximum(faces.sum(axis=1), 1e-9) < UNSURE_FACE
+    if UNREADABLE in reader.names:
+        unsure |= probs.argmax(axis=1) == reader.names.index(UNREADABLE)
+    rows = np.flatnonzero(unsure)
+    if not len(rows):
+        return probs
+    centre = (boxes[rows, :2] + boxes[rows, 2:]) / 2
+    side = boxes[rows, 2:] - boxes[rows, :2]
+    boxes_again = []
+    for scale, dx, dy in looks:
+        middle = centre + side * np.array([dx, dy])
+        half = side * scale / 2
+        boxes_again.append(np.concatenate([middle - half, middle + half], axis=1))
+    again = reader.probabilities(image_bgr, np.concatenate(boxes_again).astype(np.float32))
+    out = probs.copy()
+    every = np.concatenate([probs[rows][None], again.reshape(len(looks), len(rows), -1)])
+    out[rows] = every.mean(axis=0)
+    return out
+
+
 def reread_dice(
     dets: Detections,
     image_bgr: np.ndarray,
@@ -229,6 +274,7 @@ def reread_dice(
     drop: float = DROP_CONF,
     merge_iou: float = MERGE_IOU,
     unreadable_conf: float = UNREADABLE_CONF,
+    second_looks: Sequence[tuple[float, float, float]] = SECOND_LOOKS,
 ) -> Detections:
     """Re-read the die-like detections of a frame with `reader`; leave the others as they are.
 
@@ -238,7 +284,9 @@ def reread_dice(
     confident box stays); each die then becomes the face the reader sees most likely, or
     `die_unreadable` when the reader is at least `unreadable_conf` sure of that, and is dropped
     when the reader gives `not_die` more than `drop`. A die whose likeliest face has less than
-    `UNSURE_FACE` of its face probabilities is `die_unreadable` too (shown as "?"). Its
+    `UNSURE_FACE` of its face probabilities is looked at again from the crops of
+    `second_looks` (`_second_look`), and stays `die_unreadable` (shown as "?") if it is still
+    unsure. Its
     confidence becomes sqrt(detector confidence x the reader's probability of that face), and
     dice under `conf` are left out.
     """
@@ -251,6 +299,7 @@ def reread_dice(
     dice = dice[nms(dice.xyxy, dice.confidence, merge_iou)]
     probs = reader.probabilities(image_bgr, dice.xyxy)
     face_cols = np.array([j for j, n in enumerate(reader.names) if n != NOT_DIE])
+    probs = _second_look(probs, dice.xyxy, image_bgr, reader, face_cols, second_looks)
     best = face_cols[probs[:, face_cols].argmax(axis=1)]
     if UNREADABLE in reader.names:  # a face it half sees is a better guess than none
         unreadable = reader.names.index(UNREADABLE)

@@ -24,7 +24,7 @@ import numpy as np
 from vision.perception.classes import DETECTION_NAMES, DIE_UNREADABLE
 from vision.perception.detections import Detections
 from vision.perception.detector import as_bgr
-from vision.perception.face_reader import open_face_reader, reread_dice
+from vision.perception.face_reader import SECOND_LOOKS, open_face_reader, reread_dice
 from vision.perception.localiser_decode import decode
 from vision.perception.model_contract import LocaliserCard, ModelError, props_of
 from vision.perception.onnx_model import default_threads, open_session
@@ -56,6 +56,9 @@ class LocaliserSettings:
     """Let idle ONNX Runtime threads spin (faster alone, slower on busy shared cores)."""
     faces: str = "auto"
     """"auto" (the shipped reader), "off" or the path of a face-reader .onnx."""
+    second_look: bool = True
+    """Read a die the reader is unsure of again from crops around its box
+    (`vision.perception.face_reader.SECOND_LOOKS`); off: one crop a die."""
     iou: float = 0.5
     """Peaks of one class overlapping more than this are one object."""
     max_det: int = 300
@@ -82,7 +85,7 @@ def _parse_value(key: str, raw: str) -> Any:
     """Convert one `key=value` localiser setting to its type."""
     if key == "faces":
         return raw
-    if key == "spin":
+    if key in ("spin", "second_look"):
         return raw.lower() in ("1", "on", "true", "yes")
     if raw in ("none", "auto") and key in ("scale", "threads"):
         return None
@@ -185,7 +188,10 @@ class Localiser:
         low = conf if self.faces is None else min(conf, self.faces.candidate_conf * 2)
         found = self.locate(image, max(low, LOWEST_CONF))
         if self.faces is not None:
-            found = reread_dice(found, image, self.faces, conf, merge_iou=DICE_MERGE_IOU)
+            looks = SECOND_LOOKS if self.settings.second_look else ()
+            found = reread_dice(
+                found, image, self.faces, conf, merge_iou=DICE_MERGE_IOU, second_looks=looks
+            )
         else:
             found = found.above(conf)
         return found.sorted()[: self.settings.max_det]
