@@ -53,6 +53,9 @@ UNSURE_FACE = 0.5
 CANDIDATE_CONF = 0.05
 """The detector passes die-like boxes down to this confidence to the reader (see `reread_dice`)."""
 CHUNK = 64
+SECOND_LOOK_CONF = 0.15
+"""Only dice the localiser is at least this sure of get a second look (its candidates go down
+to `CANDIDATE_CONF`, and most faint ones are no die)."""
 SECOND_LOOKS = (
     (0.8, 0.0, 0.0),
     (1.25, 0.0, 0.0),
@@ -238,18 +241,21 @@ def _second_look(
     reader: FaceReader,
     face_cols: np.ndarray,
     looks: Sequence[tuple[float, float, float]] = SECOND_LOOKS,
+    worth: np.ndarray | None = None,
 ) -> np.ndarray:
     """Read again, from several crops around the box, each die the first crop left unsure (no
     face with `UNSURE_FACE` of the face probabilities): a die leaning on another is boxed with
     its support's edge or its own side, and a crop a little tighter, wider or off-centre often
-    shows its top plainly. Returns the probabilities, averaged over the looks for those dice."""
+    shows its top plainly. `worth` (bool per box; None: all) leaves out boxes not worth the
+    crops (a faint candidate the reader calls `not_die`). Returns the probabilities, averaged
+    over the looks for those dice."""
     if not len(probs) or not looks:
         return probs
     faces = probs[:, face_cols]
     unsure = faces.max(axis=1) / np.maximum(faces.sum(axis=1), 1e-9) < UNSURE_FACE
     if UNREADABLE in reader.names:
         unsure |= probs.argmax(axis=1) == reader.names.index(UNREADABLE)
-    rows = np.flatnonzero(unsure)
+    rows = np.flatnonzero(unsure if worth is None else unsure & worth)
     if not len(rows):
         return probs
     centre = (boxes[rows, :2] + boxes[rows, 2:]) / 2
@@ -299,7 +305,10 @@ def reread_dice(
     dice = dice[nms(dice.xyxy, dice.confidence, merge_iou)]
     probs = reader.probabilities(image_bgr, dice.xyxy)
     face_cols = np.array([j for j, n in enumerate(reader.names) if n != NOT_DIE])
-    probs = _second_look(probs, dice.xyxy, image_bgr, reader, face_cols, second_looks)
+    worth = dice.confidence >= max(conf, SECOND_LOOK_CONF)
+    if NOT_DIE in reader.names:
+        worth &= probs[:, reader.names.index(NOT_DIE)] <= drop
+    probs = _second_look(probs, dice.xyxy, image_bgr, reader, face_cols, second_looks, worth)
     best = face_cols[probs[:, face_cols].argmax(axis=1)]
     if UNREADABLE in reader.names:  # a face it half sees is a better guess than none
         unreadable = reader.names.index(UNREADABLE)

@@ -33,6 +33,8 @@ PROBE_AGAIN_FRAMES = 5
 often (a hand or a die over it in the first read; measured on rendered games: the grid was
 found only after 6 s, once motion over it made it read again, and every discovery before was
 credited late and to the wrong player)."""
+ARM_MIN_PX = 24
+"""Moving regions smaller than this (motion-mask px) are no arm: a die, noise, a fingertip."""
 MOTION_MARGIN_PX = 24
 """Motion this close (frame px) to a player's zone makes it busy: the moved pixels are only
 where the picture changed enough, and a hand's still fingertips may lie beyond them."""
@@ -341,17 +343,14 @@ class SceneReader:
         if self.grid is None or not self._zone_px:
             return {}
         count, labels, stats, _ = cv2.connectedComponentsWithStats(motion.mask.astype(np.uint8))
-        if count <= 1:
-            return {}
         origin = self.calibration.table_to_image_px(np.array([self.grid.origin_mm]))[0]
         reach: dict[Cell, str] = {}
-        ys, xs = np.nonzero(labels)
-        order = np.argsort(labels[ys, xs], kind="stable")
-        pixels = (np.stack([xs[order], ys[order]], axis=1).astype(np.float64) + 0.5) * motion.scale
-        ends = np.cumsum(stats[1:count, cv2.CC_STAT_AREA])
-        for index, points in enumerate(np.split(pixels, ends[:-1]), start=1):
-            if stats[index, cv2.CC_STAT_AREA] < 2:
+        for index in range(1, count):
+            x, y, w, h, area = stats[index]
+            if area < ARM_MIN_PX:
                 continue
+            ys, xs = np.nonzero(labels[y : y + h, x : x + w] == index)
+            points = (np.stack([xs + x, ys + y], axis=1) + 0.5) * motion.scale
             root = points[int(np.argmax(np.linalg.norm(points - origin, axis=1)))]
             hand = points[int(np.argmax(np.linalg.norm(points - root, axis=1)))]
             player = max(
