@@ -127,18 +127,30 @@ def test_a_cell_is_read_once_until_its_picture_is_seen_afresh(
     assert reader.calls == calls + 1 and obs.tiles[cell].tile != "unknown"
 
 
+@pytest.mark.parametrize("told_by", ["box", "pixels"])
 def test_an_arm_from_a_seat_reaches_the_cell_under_its_hand(
-    rendered: tuple[np.ndarray, dict[str, Any]],
+    rendered: tuple[np.ndarray, dict[str, Any]], told_by: str
 ) -> None:
+    """An arm is told by its motion box (corners) or by its moving pixels (farthest ends)."""
     image, scene = rendered
     calibration, grid = calibration_of(scene), grid_of(scene)
     players = [z["colour"] for z in scene["zones"]]
     reader = SceneReader(calibration, players, grid=grid)
+    h, w = image.shape[:2]
+    scale = 4
     start_px = calibration.table_to_image_px(np.array([grid.cell_centre((0, 0))]))[0]
     for zone in calibration.zones:
         seat_px = calibration.table_to_image_px(np.asarray(zone.polygon_mm)).mean(axis=0)
-        (x0, y0), (x1, y1) = np.minimum(seat_px, start_px), np.maximum(seat_px, start_px)
-        obs = reader.observe(image, truth_detections(scene), 1, 0.0, moving=[(x0, y0, x1, y1)])
+        if told_by == "box":
+            (x0, y0), (x1, y1) = np.minimum(seat_px, start_px), np.maximum(seat_px, start_px)
+            obs = reader.observe(image, truth_detections(scene), 1, 0.0, moving=[(x0, y0, x1, y1)])
+        else:
+            arm = np.zeros((h // scale, w // scale), np.uint8)
+            ends = [tuple(int(v) for v in np.round(p / scale)) for p in (seat_px, start_px)]
+            cv2.line(arm, ends[0], ends[1], 1, thickness=5)
+            motion = MotionMask(arm.astype(bool), scale)
+            obs = reader.observe(image, truth_detections(scene), 1, 0.0, motion=motion)
+            assert zone.player in obs.busy
         assert obs.reach == {(0, 0): zone.player}
     still = reader.observe(image, truth_detections(scene), 2, 0.1)
     assert still.reach == {}
@@ -243,26 +255,3 @@ def test_a_zone_is_busy_where_pixels_moved_not_where_their_box_reaches(
     still = MotionMask(np.zeros_like(motion.mask), scale)
     calm = reader.observe(image, truth_detections(scene), 3, 0.2, moving=whole, motion=still)
     assert calm.busy == set()
-
-
-def test_an_arm_of_moving_pixels_reaches_from_its_seat_to_the_cell_under_its_hand(
-    rendered: tuple[np.ndarray, dict[str, Any]],
-) -> None:
-    image, scene = rendered
-    calibration, grid = calibration_of(scene), grid_of(scene)
-    players = [z["colour"] for z in scene["zones"]]
-    reader = SceneReader(calibration, players, grid=grid)
-    h, w = image.shape[:2]
-    scale = 4
-    start_px = calibration.table_to_image_px(np.array([grid.cell_centre((0, 0))]))[0]
-    for zone in calibration.zones:
-        polygon = calibration.table_to_image_px(np.asarray(zone.polygon_mm))
-        seat_px = polygon.mean(axis=0)
-        arm = np.zeros((h // scale, w // scale), np.uint8)
-        ends = [tuple(int(v) for v in np.round(p / scale)) for p in (seat_px, start_px)]
-        cv2.line(arm, ends[0], ends[1], 1, thickness=5)
-        obs = reader.observe(
-            image, truth_detections(scene), 1, 0.0, motion=MotionMask(arm.astype(bool), scale)
-        )
-        assert obs.reach == {(0, 0): zone.player}
-        assert zone.player in obs.busy

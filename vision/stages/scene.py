@@ -344,7 +344,7 @@ class SceneReader:
             return {}
         count, labels, stats, _ = cv2.connectedComponentsWithStats(motion.mask.astype(np.uint8))
         origin = self.calibration.table_to_image_px(np.array([self.grid.origin_mm]))[0]
-        reach: dict[Cell, str] = {}
+        arms = []
         for index in range(1, count):
             x, y, w, h, area = stats[index]
             if area < ARM_MIN_PX:
@@ -352,15 +352,8 @@ class SceneReader:
             ys, xs = np.nonzero(labels[y : y + h, x : x + w] == index)
             points = (np.stack([xs + x, ys + y], axis=1) + 0.5) * motion.scale
             root = points[int(np.argmax(np.linalg.norm(points - origin, axis=1)))]
-            hand = points[int(np.argmax(np.linalg.norm(points - root, axis=1)))]
-            player = max(
-                self._zone_px,
-                key=lambda p: cv2.pointPolygonTest(self._zone_px[p], tuple(root), True),
-            )
-            cell = self.grid.cell_of(self.calibration.image_to_table(hand[None])[0])
-            if cell is not None:
-                reach.setdefault(cell, player)
-        return reach
+            arms.append((root, points[int(np.argmax(np.linalg.norm(points - root, axis=1)))]))
+        return self._cells_reached(arms)
 
     def _reach(self, moving: Sequence[Sequence[float]]) -> dict[Cell, str]:
         """Cells with an arm's hand over them, by the seat the arm reaches from.
@@ -372,12 +365,20 @@ class SceneReader:
         if self.grid is None or not moving or not self._zone_px:
             return {}
         origin = self.calibration.table_to_image_px(np.array([self.grid.origin_mm]))[0]
-        reach: dict[Cell, str] = {}
+        arms = []
         for box in moving:
             x0, y0, x1, y1 = (float(v) for v in box)
             corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
             far = int(np.argmax(np.linalg.norm(corners - origin, axis=1)))
-            root, hand = corners[far], corners[(far + 2) % 4]
+            arms.append((corners[far], corners[(far + 2) % 4]))
+        return self._cells_reached(arms)
+
+    def _cells_reached(self, arms: Sequence[tuple[np.ndarray, np.ndarray]]) -> dict[Cell, str]:
+        """Each arm's (seat end, hand end) in px as the cell under the hand, by the player whose
+        zone the seat end lies in or nearest (the first arm over a cell keeps it)."""
+        assert self.grid is not None
+        reach: dict[Cell, str] = {}
+        for root, hand in arms:
             player = max(
                 self._zone_px,
                 key=lambda p: cv2.pointPolygonTest(self._zone_px[p], tuple(root), True),
