@@ -53,6 +53,7 @@ UNSURE_FACE = 0.5
 CANDIDATE_CONF = 0.05
 """The detector passes die-like boxes down to this confidence to the reader (see `reread_dice`)."""
 CHUNK = 64
+"""Crops per ONNX Runtime call when the model takes any batch size."""
 SECOND_LOOK_CONF = 0.15
 """Only dice the localiser is at least this sure of get a second look (its candidates go down
 to `CANDIDATE_CONF`, and most faint ones are no die)."""
@@ -66,7 +67,6 @@ SECOND_LOOKS = (
 )
 """How a die read unsurely is looked at again: (box scale, shift x, shift y as a share of the
 box side); the reader's probabilities over these crops and the first are averaged."""
-"""Crops per ONNX Runtime call when the model takes any batch size."""
 
 
 class FaceModelError(Exception):
