@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -71,6 +71,15 @@ class MotionMask:
     """Bool, True where the picture moved."""
     scale: int
     """Frame px per mask px."""
+    labels: np.ndarray = field(init=False, repr=False)
+    """Each moved pixel's region (0: still), labelled once for the gate and the scene."""
+    stats: np.ndarray = field(init=False, repr=False)
+    """Per region (row 0: the still background): x, y, width, height, pixels."""
+
+    def __post_init__(self) -> None:
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(self.mask.astype(np.uint8))
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "stats", stats)
 
     def meets(self, polygon_mask: np.ndarray) -> bool:
         """Tell whether anything moved inside a polygon drawn at the mask's size."""
@@ -138,7 +147,7 @@ class MotionGate:
                 motion = None
                 if previous is not None and previous.shape == small.shape:
                     motion = MotionMask(self._mask(cv2.absdiff(small, previous)), s.scale)
-                moving = () if motion is None else tuple(self._boxes(motion.mask, w, h, False))
+                moving = () if motion is None else tuple(self._region_boxes(motion.stats, w, h))
                 result = self._full(frame, small, t)
                 return GateResult(result.detections, result.windows, True, moving, (), motion)
             return self._full(frame, small, t)
@@ -155,8 +164,8 @@ class MotionGate:
             self._last_refresh = t
         self._dirty_since[changed & ~self._dirty] = t
         self._dirty |= changed
-        moving = self._boxes(moving_mask, w, h, grow=False)
         motion = MotionMask(moving_mask, s.scale)
+        moving = self._region_boxes(motion.stats, w, h)
         near_motion = cv2.dilate(moving_mask.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(
             bool
         )
@@ -302,13 +311,17 @@ class MotionGate:
         self._dirty[y0:y1, x0:x1] = False
         self._dirty_since[y0:y1, x0:x1] = np.inf
 
-    def _boxes(self, mask: np.ndarray, w: int, h: int, grow: bool = True) -> list[Window]:
-        """Boxes (frame px) around the mask's regions, with the margin when `grow`."""
+    def _boxes(self, mask: np.ndarray, w: int, h: int) -> list[Window]:
+        """Boxes (frame px) around the mask's regions, with the margin."""
+        _, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+        return self._region_boxes(stats, w, h, self.settings.margin)
+
+    def _region_boxes(self, stats: np.ndarray, w: int, h: int, margin: int = 0) -> list[Window]:
+        """Boxes (frame px) around labelled regions (`cv2.connectedComponentsWithStats`'s stats,
+        row 0 the background), grown by `margin`; regions of one mask pixel are left out."""
         s = self.settings
-        count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
-        margin = s.margin if grow else 0
         boxes = []
-        for x, y, bw, bh, px in stats[1:count].tolist():
+        for x, y, bw, bh, px in stats[1:].tolist():
             if px < 2:
                 continue
             boxes.append(

@@ -342,14 +342,13 @@ class SceneReader:
         fills little of its box, whose corners lie far from both)."""
         if self.grid is None or not self._zone_px:
             return {}
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(motion.mask.astype(np.uint8))
         origin = self.calibration.table_to_image_px(np.array([self.grid.origin_mm]))[0]
         arms = []
-        for index in range(1, count):
-            x, y, w, h, area = stats[index]
+        for index in range(1, len(motion.stats)):
+            x, y, w, h, area = motion.stats[index]
             if area < ARM_MIN_PX:
                 continue
-            ys, xs = np.nonzero(labels[y : y + h, x : x + w] == index)
+            ys, xs = np.nonzero(motion.labels[y : y + h, x : x + w] == index)
             points = (np.stack([xs + x, ys + y], axis=1) + 0.5) * motion.scale
             root = points[int(np.argmax(np.linalg.norm(points - origin, axis=1)))]
             arms.append((root, points[int(np.argmax(np.linalg.norm(points - root, axis=1)))]))
