@@ -321,14 +321,24 @@ class Session:
     def _commit(self, game: Game, event: dict[str, Any]) -> Verdict:
         """Judge an event and append it to the saved record; only once it is on disk is it the
         live game's. A refused write (`SaveFailed`) leaves the game, the line count and the
-        clock exactly as they were."""
+        clock as they were (a Time out it held or let go is undone; the clock stood still at
+        most while the write was tried)."""
         number = self._lines + 1
         was_over = game.outcome != "running"
+        was_running, was_held = self.clock.status == "running", self._held_by_time_out
         verdict = game.apply(event, number)
+        # A Time out holds the clock from the moment it is judged, not once the disk has taken
+        # the line: a slow write would otherwise move the clock past the event's own `t`.
+        self._follow_time_out()
         try:
             self.store.append(self.game_id or "", event)
         except SaveFailed:
             game.withdraw(number)
+            self._held_by_time_out = was_held
+            if was_running and self.clock.status == "paused":
+                self.clock.resume()
+            elif not was_running and self.clock.status == "running":
+                self.clock.pause()
             raise
         self._lines = number
         if game.outcome != "running":

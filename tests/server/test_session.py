@@ -8,7 +8,8 @@ from rules.record import replay_lines
 from rules.timeline import Countdown, Timeline
 from server.clock import GameClock, Stopwatch
 from server.session import AudioPlan, Session, SessionError
-from server.store import GameStore, UnknownGame
+from server.store import GameStore, SaveFailed, UnknownGame
+from tests.server.test_hostile_input import fill, small_disk
 
 SHORT = Timeline(
     intro_seconds=2.0,
@@ -330,3 +331,53 @@ def test_with_host_audio_the_playback_position_is_the_game_clock(tmp_path, time_
     session.clock_action("resume")
     played = card.pull(500)
     assert played.any() and session.clock.t == pytest.approx(7.0)
+
+
+MAZE = {
+    "type": "setup",
+    "players": ["red", "blue"],
+    "modules": ["treasures", "maze"],
+    "track_dice": False,
+}
+
+
+def _time_out_held_by_red(session, time_):
+    session.new_game(MAZE)
+    session.clock_action("start")
+    time_.now += 3.0  # 1 s after "Escape!"
+    for event in (
+        {"type": "discover", "player": "red", "tile": "ct-gem1-key-2", "cell": [0, 1]},
+        {"type": "enter", "player": "red", "cell": [0, 1]},
+        {"type": "claim", "player": "red", "treasure": "time_out"},
+    ):
+        assert session.record(event).ok, event
+
+
+def test_a_time_out_holds_the_clock_at_its_own_time(tmp_path, time_):
+    session = make_session(tmp_path, time_)
+    _time_out_held_by_red(session, time_)
+    started = session.record({"type": "time_out", "player": "red", "phase": "start"})
+    assert started.ok and session.clock.status == "paused"
+    time_.now += 5.0
+    ended = session.record({"type": "time_out", "player": "red", "phase": "end"})
+    assert ended.ok and session.clock.status == "running"
+    start, end = [e.event for e in session.log if e.event["type"] == "time_out"]
+    assert start["t"] == end["t"] == 1.0
+
+
+def test_a_time_out_the_full_disk_refuses_leaves_the_clock_running(tmp_path, time_):
+    with small_disk(tmp_path / "disk", 1) as disk:
+        session = make_session(disk, time_)
+        _time_out_held_by_red(session, time_)
+        fill(disk)
+        for step in range(1000):  # the record's last page may hold a few lines more
+            try:
+                session.record({"type": "enter", "player": "red", "cell": [0, step % 2]})
+            except SaveFailed:
+                break
+        with pytest.raises(SaveFailed):
+            session.record({"type": "time_out", "player": "red", "phase": "start"})
+        assert session.clock.status == "running" and session.time_out_by() is None
+        before = session.clock.t
+        time_.now += 2.0
+        assert session.clock.t == pytest.approx(before + 2.0)
