@@ -10,6 +10,7 @@ from typing import Any
 from rules.engine import Game
 from rules.narrative import tell_event
 from rules.vocabulary import ADVENTURER, BLACK_MASK, GOLDEN_MASK, OFFSETS, SIDES
+from vision.stages.hands_at_work import HandsAtWork
 from vision.stages.observation import Cell, Observation
 from vision.stages.rolls import is_roll, one_die_event, roll_entered_since, rolled_face
 from vision.stages.stability import Settled
@@ -19,6 +20,8 @@ UNSURE_MARK = "unsure (?)"
 """What a waiting message for an unsurely read die says (it is cleared once the die is read)."""
 HELD_TILE = "a new chamber waits to be credited: its discoverer's move or roll is not seen yet"
 """What the dashboard says while a laid tile waits for its discoverer to be seen beside it."""
+CREDITING_TILE = "a new chamber: who discovered it is told in a moment"
+"""What the dashboard says while a discovery waits for the moment around it to pass."""
 REACH_SECONDS = 4.0
 """Arms over a cell this long before a tile settled there count toward who placed it."""
 REACH_FRAMES = 5
@@ -54,10 +57,18 @@ class EventMaker:
     _checked_at: int = -1
     reaches: deque[tuple[float, Cell, str]] = field(default_factory=lambda: deque(maxlen=2000))
     """Recent arms over temple cells: (when, cell, whose seat it came from)."""
+    hands: HandsAtWork = field(default_factory=HandsAtWork)
+    """When each player's own pieces came to rest moved (who was busy around a discovery)."""
+    crediting: dict[tuple[Any, ...], tuple[dict[str, Any], float]] = field(default_factory=dict)
+    """Discoveries more than one player could have made, with when the tile came to rest: they
+    are credited once the moment around it has passed (`_credited`)."""
+    _tile_since: dict[Cell, float] = field(default_factory=dict)
+    """When each new tile first came to rest (a held discovery is credited around it)."""
 
     def see(self, observation: Observation) -> None:
         """Remember whose arms reach over which cells (to tell who placed a tile), and say which
         players' rolls wait for a die read unsurely ("?")."""
+        self.hands.see(observation)
         for cell, player in observation.reach.items():
             self.reaches.append((observation.t, cell, player))
         for player, dice in observation.dice.items():
@@ -76,6 +87,7 @@ class EventMaker:
         if game is None or game.outcome != "running":
             return []
         events = self._retry(game)  # proposals of earlier frames, now applied or rejected
+        events += self._credited(game)
         for change in sorted(changes, key=lambda c: (_ORDER[str(c.key[0])], c.since)):
             kind = change.key[0]
             if kind == "dice":
@@ -116,6 +128,10 @@ class EventMaker:
         if key in self.proposed:
             return []
         self.proposed.add(key)
+        return self._propose(event)
+
+    def _propose(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """Propose a piece event; it stays pending until the engine's game shows it."""
         subject = (event["type"], event.get("player"), tuple(event.get("cell", ())))
         if event["type"] == "enter":  # the figure's newest place is the one that counts
             self.pending = {k: v for k, v in self.pending.items() if k[:2] != subject[:2]}
@@ -136,10 +152,11 @@ class EventMaker:
                 continue
             retry = dict(event)
             if event["type"] == "discover":
-                chosen = _first_accepted(game, retry, "player", self._neighbours(game, subject[2]))
-                if chosen is None:
+                since = self._tile_since.get(subject[2], self.hands.now)
+                legal = _accepted(game, retry, "player", self._discoverers(game, subject[2], since))
+                if not legal:
                     continue
-                retry["player"] = chosen
+                retry["player"] = self.hands.idle_around(legal, since)[0]
                 self.waiting.pop(f"tile {subject[2]}", None)
             elif event["type"] == "activate" and not event["players"]:
                 cell = tuple(event["cell"])
@@ -302,20 +319,51 @@ class EventMaker:
         event: dict[str, Any] = {"type": "discover", "tile": tile_id, "cell": list(cell)}
         if stairs in SIDES:
             event["stairs"] = stairs
-        candidates = self._reached_first(
-            self._likely_discoverers(game, self._neighbours(game, cell)), cell, change.since
-        )
+        key = ("discover", cell, tile_id)
+        self._tile_since.setdefault(cell, change.since)
+        candidates = self._discoverers(game, cell, change.since)
         unrolled = game.setup.track_dice and not any(game.players[p].rolled for p in candidates)
         if not candidates or unrolled:  # a move, or the roll paying for it, not seen yet
-            return self._hold(("discover", cell, tile_id), _stamped(event, change))
-        chosen = _first_accepted(game, event, "player", candidates)
-        if chosen is None and "stairs" in event:  # the stairway misread: the legal reading
+            return self._hold(key, _stamped(event, change))
+        legal = _accepted(game, event, "player", candidates)
+        if not legal and "stairs" in event:  # the stairway misread: the legal reading
             event.pop("stairs")
-            chosen = _first_accepted(game, event, "player", candidates)
-        if chosen is None:  # nobody beside it could have: wait for the move or roll behind it
-            return self._hold(("discover", cell, tile_id), _stamped(event, change))
-        event["player"] = chosen
-        return self._once(("discover", cell, tile_id), _stamped(event, change))
+            legal = _accepted(game, event, "player", candidates)
+        if not legal:  # nobody beside it could have: wait for the move or roll behind it
+            return self._hold(key, _stamped(event, change))
+        if len(legal) > 1:  # whose hands were free meanwhile is told in a moment
+            if key not in self.proposed:
+                self.proposed.add(key)
+                self.crediting[key] = (_stamped(event, change), change.since)
+                self.waiting[f"tile {cell}"] = CREDITING_TILE
+            return []
+        self.proposed.add(key)
+        return self._propose({**_stamped(event, change), "player": legal[0]})
+
+    def _discoverers(self, game: Game, cell: Cell, since: float) -> list[str]:
+        """The players beside a new tile, likeliest discoverer first."""
+        beside = self._likely_discoverers(game, self._neighbours(game, cell))
+        return self._reached_first(beside, cell, since)
+
+    def _credited(self, game: Game) -> list[dict[str, Any]]:
+        """Credit each discovery that more than one player could have made, once the moment
+        around it has passed, to the first of them whose hands were free meanwhile."""
+        credited: list[dict[str, Any]] = []
+        for key, (event, since) in list(self.crediting.items()):
+            if not self.hands.window_over(since):
+                continue
+            del self.crediting[key]
+            cell = tuple(event["cell"])
+            self.waiting.pop(f"tile {cell}", None)
+            if game.temple.at(cell) is not None:  # entered by hand meanwhile
+                continue
+            legal = _accepted(game, event, "player", self._discoverers(game, cell, since))
+            if not legal:  # the game moved on: held until someone beside it could have
+                self.pending[("discover", None, cell)] = event
+                self.waiting[f"tile {cell}"] = HELD_TILE
+                continue
+            credited += self._propose({**event, "player": self.hands.idle_around(legal, since)[0]})
+        return credited
 
     def _hold(self, key: tuple[Any, ...], event: dict[str, Any]) -> list[dict[str, Any]]:
         """Keep a piece event back until the engine can take it (who discovered a tile nobody
@@ -388,6 +436,7 @@ class EventMaker:
             k: v for k, v in self.pending.items() if k[:2] not in {("enter", player_id)}
         }
         self.waiting.pop(f"held enter {player_id}", None)
+        self.hands.worked(player_id, change.since)
         player = game.players.get(player_id)
         if player is None or player.escaped:
             return []
@@ -465,14 +514,11 @@ def _legal_reading(
     return tuple(sorted(BLACK_MASK if i in chosen else f for i, f in enumerate(faces)))
 
 
-def _first_accepted(
+def _accepted(
     game: Game, event: dict[str, Any], field_name: str, candidates: Sequence[str]
-) -> str | None:
-    """Return the first candidate for whom the engine would accept the event."""
-    for candidate in candidates:
-        if game.check({**event, field_name: candidate}).ok:
-            return candidate
-    return None
+) -> list[str]:
+    """Return the candidates (in their order) for whom the engine would accept the event."""
+    return [c for c in candidates if game.check({**event, field_name: c}).ok]
 
 
 def _stamped(event: dict[str, Any], change: Settled) -> dict[str, Any]:

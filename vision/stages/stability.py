@@ -172,11 +172,13 @@ class Stabiliser:
         moved: list[int] = []
         if where is not None:
             previous = self._positions.get(str(key[1]))
-            moved = _moved(previous, where, self.settings.moved_mm)
+            moved = moved_dice(previous, where, self.settings.moved_mm)
             if moved:
                 self._positions[str(key[1])] = where
             elif before is None or before.value != value:
-                self._positions[str(key[1])] = _remembered(previous, where, self.settings.moved_mm)
+                self._positions[str(key[1])] = remembered_dice(
+                    previous, where, self.settings.moved_mm
+                )
         rolled = bool(moved)
         if before is not None and before.value == value and not rolled:
             return []
@@ -186,7 +188,7 @@ class Stabiliser:
         return [settled]
 
 
-def _remembered(before: np.ndarray | None, now: np.ndarray, tolerance_mm: float) -> np.ndarray:
+def remembered_dice(before: np.ndarray | None, now: np.ndarray, tolerance_mm: float) -> np.ndarray:
     """Where the dice lie now, and, while fewer lie than before, where the missing ones lay (until
     the next roll): a die hidden by a hand or missed by the detector that comes back to its place
     is no roll."""
@@ -198,7 +200,7 @@ def _remembered(before: np.ndarray | None, now: np.ndarray, tolerance_mm: float)
     return np.concatenate([now, before[distances.min(axis=1) > tolerance_mm]])
 
 
-def _moved(before: np.ndarray | None, now: np.ndarray, tolerance_mm: float) -> list[int]:
+def moved_dice(before: np.ndarray | None, now: np.ndarray, tolerance_mm: float) -> list[int]:
     """Return the indices of the dice that lie elsewhere (no die of `before` near them)."""
     if before is None or not len(now):
         return []
