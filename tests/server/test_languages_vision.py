@@ -8,7 +8,7 @@ from base.words import say
 from server.vision_words import note_in, waiting_in
 from tests.vision.test_event_stages import ROLL, Table
 from vision.sources.open import DEMO_NOTE
-from vision.stages.events import HELD_TILE
+from vision.stages.events import CREDITING_TILE, HELD_TILE
 from vision.stages.observation import SeenDie, SeenTile
 
 
@@ -31,6 +31,8 @@ def test_an_unsure_die_and_a_held_chamber_are_said_in_portuguese() -> None:
     assert told.startswith(f"{say('pt', 'colour.red')}: 1 de 5 dados")
     assert "waiting" not in told
     assert waiting_in("pt", HELD_TILE, table.game) == say("pt", "more.wait.tile")
+    assert waiting_in("es", CREDITING_TILE, table.game) == say("es", "more.wait.crediting")
+    assert say("en", "more.wait.crediting") == CREDITING_TILE
 
 
 def test_a_move_the_engine_refuses_is_told_whole_in_greek() -> None:
