@@ -15,7 +15,7 @@ from vision.stages.stability import moved_dice, remembered_dice
 WORK_BEFORE_S = 1.2
 """Seconds before a new tile came to rest in which another action of a player's ended: his
 hands were busy while the tile was carried from the pile, so he did not lay it."""
-WORK_AFTER_S = 1.0
+WORK_AFTER_S = 0.6
 """Seconds after it in which another action of a player's ended: it was under way (a roll
 tumbling, a figure carried) while the tile was laid. A discovery with more than one possible
 discoverer is credited this long after the tile settled."""
