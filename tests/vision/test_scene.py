@@ -255,34 +255,3 @@ def test_a_zone_is_busy_where_pixels_moved_not_where_their_box_reaches(
     still = MotionMask(np.zeros_like(motion.mask), scale)
     calm = reader.observe(image, truth_detections(scene), 3, 0.2, moving=whole, motion=still)
     assert calm.busy == set()
-
-
-def test_a_figure_is_read_only_where_nothing_moves_over_it(
-    rendered: tuple[np.ndarray, dict[str, Any]],
-) -> None:
-    # a hand reaching for the blue figure shows skin in its box, which the colour reader takes
-    # for orange: the figure is not read while pixels move by it or a hand lies over it
-    image, scene = rendered
-    players = [z["colour"] for z in scene["zones"]]
-    reader = SceneReader(calibration_of(scene), players, grid=grid_of(scene))
-    figures = {f["colour"]: f for f in scene["figures"] if f["label"]}
-    x0, y0, x1, y1 = figures["blue"]["box"]
-    reached = image.copy()
-    reached[y0 : (y0 + y1) // 2 + 6, x0:x1] = (90, 150, 230)  # BGR: a hand's skin, lit warm
-    h, w = image.shape[:2]
-    scale = 4
-    moved = np.zeros((h // scale, w // scale), bool)
-    moved[y0 // scale : (y0 + y1) // 2 // scale, x0 // scale : x1 // scale] = True
-    still = MotionMask(np.zeros_like(moved), scale)
-    detections = truth_detections(scene)
-    misread = reader.observe(reached, detections, 1, 0.0, motion=still)
-    assert misread.figures.get("blue") != figures["blue"]["cell"]  # what the guard is for
-    read = reader.observe(reached, detections, 2, 0.1, motion=MotionMask(moved, scale))
-    # purple stands against blue (their boxes overlap): it waits with it; the others are read
-    expected = {c: tuple(f["cell"]) for c, f in figures.items() if c not in ("blue", "purple")}
-    assert len(expected) == 3 and "blue" not in read.figures and "purple" not in read.figures
-    assert {c: read.figures.get(c) for c in expected} == expected
-    hand = [(x0 - 5, y0 - 5, x1 + 5, (y0 + y1) // 2)]
-    under_hand = reader.observe(reached, detections, 3, 0.2, stale=hand, motion=still)
-    assert "blue" not in under_hand.figures and "purple" not in under_hand.figures
-    assert {c: under_hand.figures.get(c) for c in expected} == expected

@@ -161,7 +161,7 @@ class SceneReader:
             )
         tiles = self._tiles(frame, detections[tiles_mask], centres_mm[tiles_mask])
         gems, depot = self._gems(centres_mm[(names == "gem") & (conf >= s.piece_conf)], set(tiles))
-        figures = self._figures(frame, detections, names, centres_mm, blockers, motion)
+        figures = self._figures(frame, detections, names, centres_mm)
         return Observation(
             seq=seq,
             t=t,
@@ -427,26 +427,12 @@ class SceneReader:
         return gems, depot
 
     def _figures(
-        self,
-        frame: np.ndarray,
-        detections: Detections,
-        names: np.ndarray,
-        centres_mm: np.ndarray,
-        blockers: Sequence[Sequence[float]] = (),
-        motion: MotionMask | None = None,
+        self, frame: np.ndarray, detections: Detections, names: np.ndarray, centres_mm: np.ndarray
     ) -> dict[str, Cell | None]:
-        """Figures by colour, read only where nothing moves over them: a hand reaching for a
-        figure shows skin in its box (orange, to the colour reader), so it is read once the
-        hand has gone."""
         figures: dict[str, tuple[float, Cell | None]] = {}
         mask = (names == "figure") & (detections.confidence >= self.settings.piece_conf)
         for i in np.flatnonzero(mask):
-            box = detections.xyxy[i]
-            if any(_boxes_meet(box, other) for other in blockers) or (
-                motion is not None and _moved_near(motion, box)
-            ):
-                continue
-            colour = figure_colour(frame, box, self.players)
+            colour = figure_colour(frame, detections.xyxy[i], self.players)
             if colour is None:
                 continue
             cell = self.grid.cell_of(centres_mm[i]) if self.grid is not None else None
@@ -464,21 +450,6 @@ def one_box_per_die(detections: Detections, conf: float, iou: float = 0.45) -> D
     kept = dice[nms(detections.xyxy[dice], detections.confidence[dice], iou)]
     others = np.flatnonzero(~np.isin(names, DIE_CLASSES))
     return detections[np.sort(np.concatenate([kept, others]))]
-
-
-def _boxes_meet(box: Sequence[float], other: Sequence[float]) -> bool:
-    """Tell whether two axis-aligned boxes (px) overlap."""
-    return box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3]
-
-
-def _moved_near(motion: MotionMask, box: Sequence[float]) -> bool:
-    """Tell whether pixels moved within `MOTION_MARGIN_PX` of a box (px)."""
-    scale, margin = motion.scale, MOTION_MARGIN_PX
-    height, width = motion.mask.shape[:2]
-    x0, y0 = max(0, int(box[0] - margin) // scale), max(0, int(box[1] - margin) // scale)
-    x1 = min(width, int(box[2] + margin) // scale + 1)
-    y1 = min(height, int(box[3] + margin) // scale + 1)
-    return bool(motion.mask[y0:y1, x0:x1].any())
 
 
 def _box_meets_polygon(box: np.ndarray, polygon: np.ndarray) -> bool:
