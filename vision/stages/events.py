@@ -359,8 +359,7 @@ class EventMaker:
                 continue
             legal = _accepted(game, event, "player", self._discoverers(game, cell, since))
             if not legal:  # the game moved on: held until someone beside it could have
-                self.pending[("discover", None, cell)] = event
-                self.waiting[f"tile {cell}"] = HELD_TILE
+                self._keep_back(event)
                 continue
             credited += self._propose({**event, "player": self.hands.idle_around(legal, since)[0]})
         return credited
@@ -370,11 +369,15 @@ class EventMaker:
         stands beside, a move onto a tile not in the temple yet): proposed once it can."""
         if key not in self.proposed:
             self.proposed.add(key)
-            subject = (event["type"], event.get("player"), tuple(event.get("cell", ())))
-            self.pending[subject] = event
-            if event["type"] == "discover":
-                self.waiting[f"tile {subject[2]}"] = HELD_TILE
+            self._keep_back(event)
         return []
+
+    def _keep_back(self, event: dict[str, Any]) -> None:
+        """Keep a piece event pending, unproposed, until the engine can take it."""
+        subject = (event["type"], event.get("player"), tuple(event.get("cell", ())))
+        self.pending[subject] = event
+        if event["type"] == "discover":
+            self.waiting[f"tile {subject[2]}"] = HELD_TILE
 
     @staticmethod
     def _likely_discoverers(game: Game, candidates: list[str]) -> list[str]:

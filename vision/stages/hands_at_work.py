@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.stages.observation import Observation
-from vision.stages.stability import moved_dice, remembered_dice
+from vision.stages.stability import StabilitySettings, dice_positions, moved_dice, remembered_dice
 
 WORK_BEFORE_S = 1.2
 """Seconds before a new tile came to rest in which another action of a player's ended: his
@@ -26,7 +26,7 @@ class HandsAtWork:
     """When each player's own pieces were last seen moved: his dice come to rest elsewhere in
     his zone, his figure set down in another chamber (only his hands move them)."""
 
-    moved_mm: float = 6.0
+    moved_mm: float = StabilitySettings.moved_mm
     """A die lying this far from where it lay was picked up (as the stabiliser counts a roll)."""
     now: float = 0.0
     """The time of the latest observation."""
@@ -39,7 +39,7 @@ class HandsAtWork:
         for player, dice in observation.dice.items():
             if player in observation.busy or not dice:
                 continue  # a hand over the zone: where the dice lie is not known yet
-            where = np.array([d.xy_mm for d in dice], dtype=np.float64).reshape(-1, 2)
+            where = dice_positions(dice)
             before = self._dice_at.get(player)
             if before is not None and moved_dice(before, where, self.moved_mm):
                 self.worked(player, observation.t)

@@ -82,7 +82,7 @@ class Stabiliser:
                 self._runs.pop(("dice", player), None)
                 continue
             faces, conf = voted
-            where = np.array([d.xy_mm for d in dice], dtype=np.float64).reshape(-1, 2)
+            where = dice_positions(dice)
             clear = bool(dice) and conf >= self.settings.clear_conf
             changes += self._feed(
                 ("dice", player),
@@ -122,7 +122,7 @@ class Stabiliser:
         if busy:
             self._votes.pop(player, None)
             return None
-        where = np.array([d.xy_mm for d in dice], dtype=np.float64).reshape(-1, 2)
+        where = dice_positions(dice)
         before = self._votes.get(player)
         tolerance = self.settings.moved_mm
         votes: list[Counter[str]] = []
@@ -186,6 +186,11 @@ class Stabiliser:
         settled = Settled(key, value, run.first_t, run.conf, rolled, moved_faces, votes)
         self.settled[key] = settled
         return [settled]
+
+
+def dice_positions(dice: Sequence[SeenDie]) -> np.ndarray:
+    """Where the dice lie, table mm, one row each (an n x 2 array, also for no dice)."""
+    return np.array([d.xy_mm for d in dice], dtype=np.float64).reshape(-1, 2)
 
 
 def remembered_dice(before: np.ndarray | None, now: np.ndarray, tolerance_mm: float) -> np.ndarray:
