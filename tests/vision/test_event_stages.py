@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import Game
-from vision.stages.events import CREDITING_TILE, EventMaker
+from vision.stages.events import CREDITING_TILE, UNSURE_MARK, EventMaker
 from vision.stages.observation import Observation, SeenDie, SeenTile
 from vision.stages.stability import Stabiliser
 
@@ -378,3 +378,58 @@ def test_a_chamber_only_one_player_could_have_found_is_credited_at_once() -> Non
     table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
     table.show(6)
     assert [(e["type"], e.get("player")) for e in table.events][-1] == ("discover", "red")
+
+
+def test_a_locked_die_read_unsurely_keeps_the_black_mask_it_showed() -> None:
+    # a die does not turn over without moving: the black mask left lying while the other dice
+    # were rolled again still shows it, even when a frame reads it unsurely ("?")
+    table = Table()
+    table.roll("red", ("black_mask", "golden_mask", "adventurer", "key", "torch"))
+    assert table.game.players["red"].locked == 1
+    locked = table.dice["red"][0]
+    table.busy.add("red")
+    table.show(3)  # the four free dice are picked up and rolled
+    table.busy.discard("red")
+    again = ("adventurer", "adventurer", "key", "key")
+    table.dice["red"] = (
+        SeenDie(None, locked.xy_mm, 0.4, guess="key"),
+        *(SeenDie(f, (i * 20.0 + 10.0, 60.0), 0.9) for i, f in enumerate(again)),
+    )
+    table.show(4)
+    assert [e["type"] for e in table.events] == ["dice", "dice"]
+    assert sorted(table.events[1]["faces"]) == sorted(("black_mask", *again))
+    assert all(table.verdicts)
+
+
+def test_a_die_read_unsurely_where_no_die_lay_still_waits() -> None:
+    table = Table()
+    table.roll("red", ROLL)
+    table.busy.add("red")
+    table.show(3)
+    table.busy.discard("red")
+    table.dice["red"] = (
+        SeenDie(None, (300.0, 60.0), 0.4, guess="key"),  # a rolled die: its guess is no read
+        *(SeenDie(f, (i * 20.0 + 10.0, 60.0), 0.9) for i, f in enumerate(ROLL[:4])),
+    )
+    table.show(6)
+    assert [e["type"] for e in table.events] == ["dice"]
+    assert UNSURE_MARK in table.maker.waiting["red"]
+
+
+def test_an_unlock_while_a_hand_hides_a_die_is_told_once_the_die_is_back() -> None:
+    table = Table()
+    table.roll("red", ("black_mask", "golden_mask", "adventurer", "key", "torch"))
+    lying = list(table.dice["red"])
+    black, golden = lying[0], lying[1]
+    table.busy.add("red")
+    table.show(3)  # a hand picks the black mask up ...
+    table.busy.discard("red")
+    moved = SeenDie(black.face, (black.xy_mm[0] + 40.0, black.xy_mm[1] + 30.0), 0.9)
+    table.dice["red"] = (moved, *lying[2:])  # ... puts it back, and its arm hides the golden mask
+    table.show(4)
+    assert [e["type"] for e in table.events] == ["dice"]
+    assert table.maker.waiting["red"] == "red: 4 of 5 dice seen"
+    table.dice["red"] = (moved, golden, *lying[2:])  # the golden mask, where it lay
+    table.show(4)
+    assert [e["type"] for e in table.events] == ["dice", "unlock"]
+    assert all(table.verdicts) and table.game.players["red"].locked == 0

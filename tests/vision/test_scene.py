@@ -15,7 +15,7 @@ from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
 from vision.perception.classes import DIE_CLASSES
 from vision.stages.motion import MotionMask
-from vision.stages.scene import SceneReader, _box_meets_polygon
+from vision.stages.scene import SceneReader, SceneSettings, _box_meets_polygon
 from vision.stages.tile_reader import EnrolledTileReader
 
 
@@ -135,7 +135,8 @@ def test_an_arm_from_a_seat_reaches_the_cell_under_its_hand(
     image, scene = rendered
     calibration, grid = calibration_of(scene), grid_of(scene)
     players = [z["colour"] for z in scene["zones"]]
-    reader = SceneReader(calibration, players, grid=grid)
+    # busy wherever the arm meets the zone, as before `near_dice` (tested on its own below)
+    reader = SceneReader(calibration, players, grid=grid, settings=SceneSettings(near_dice=False))
     h, w = image.shape[:2]
     scale = 4
     start_px = calibration.table_to_image_px(np.array([grid.cell_centre((0, 0))]))[0]
@@ -154,6 +155,44 @@ def test_an_arm_from_a_seat_reaches_the_cell_under_its_hand(
         assert obs.reach == {(0, 0): zone.player}
     still = reader.observe(image, truth_detections(scene), 2, 0.1)
     assert still.reach == {}
+
+
+def test_motion_makes_a_zone_busy_only_near_its_dice(
+    rendered: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    """An arm moving through a zone far from its dice leaves them readable; motion over a die,
+    or where a die lay before a hand hid it, makes the zone busy."""
+    image, scene = rendered
+    calibration = calibration_of(scene)
+    players = [z["colour"] for z in scene["zones"]]
+    detections = truth_detections(scene)
+    h, w = image.shape[:2]
+    scale = 4
+    zone = next(z for z in scene["zones"] if sum(d["zone"] == z["index"] for d in scene["dice"]))
+    dice = [d["box"] for d in scene["dice"] if d["zone"] == zone["index"]]
+    polygon = calibration.table_to_image_px(np.asarray(calibration.zones[zone["index"]].polygon_mm))
+    # the corner of the zone farthest from its dice
+    centres = np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] for b in dice])
+    corner = max(polygon, key=lambda p: np.linalg.norm(centres - p, axis=1).min())
+    side = max(b[2] - b[0] for b in dice)
+    assert np.linalg.norm(centres - corner, axis=1).min() > 4 * side  # room for the test
+
+    def blob(at: np.ndarray) -> MotionMask:
+        moved = np.zeros((h // scale, w // scale), np.uint8)
+        cv2.circle(moved, tuple(int(v) for v in np.round(at / scale)), 3, 1, -1)
+        return MotionMask(moved.astype(bool), scale)
+
+    far, over_a_die = blob(corner), blob(centres[0])
+    near = SceneReader(calibration, players)
+    zonal = SceneReader(calibration, players, settings=SceneSettings(near_dice=False))
+    assert zone["colour"] not in near.observe(image, detections, 1, 0.0, motion=far).busy
+    assert zone["colour"] in zonal.observe(image, detections, 1, 0.0, motion=far).busy
+    assert zone["colour"] in near.observe(image, detections, 2, 0.1, motion=over_a_die).busy
+    # a hand hides the die (it is no longer found) while it moves: still busy where it lay
+    hidden = detections[
+        [i for i, b in enumerate(detections.xyxy) if not np.allclose(b, dice[0], atol=0.5)]
+    ]
+    assert zone["colour"] in near.observe(image, hidden, 3, 0.2, motion=over_a_die).busy
 
 
 def _cell_quad(reader: SceneReader, cell: tuple[int, int]) -> np.ndarray:

@@ -64,6 +64,9 @@ class EventMaker:
     are credited once the moment around it has passed (`_credited`)."""
     _tile_since: dict[Cell, float] = field(default_factory=dict)
     """When each new tile first came to rest (a held discovery is credited around it)."""
+    _masks_moved: dict[str, int] = field(default_factory=dict)
+    """Players whose black masks alone were put elsewhere while a die was out of sight, with
+    how many: an unlock, told once every die is seen again."""
 
     def see(self, observation: Observation) -> None:
         """Remember whose arms reach over which cells (to tell who placed a tile), and say which
@@ -177,7 +180,11 @@ class EventMaker:
         player = game.players.get(player_id)
         if player is None or player.escaped:
             return []
-        if change.rolled or player_id not in self.last_faces:
+        masks_moved = bool(change.moved) and set(change.moved) == {BLACK_MASK} and player.locked
+        out_of_sight = len(faces) < player.dice
+        if masks_moved and out_of_sight:  # an unlock while a hand hid a die: seen once it is back
+            self._masks_moved[player_id] = len(change.moved)
+        elif change.rolled or player_id not in self.last_faces:
             self.unreported.setdefault(player_id, len(game.accepted))
         if len(faces) != player.dice:
             self.waiting[player_id] = f"{player_id}: {len(faces)} of {player.dice} dice seen"
@@ -186,11 +193,13 @@ class EventMaker:
         one_die = one_die_event(game, player)
         if one_die is not None:
             return self._one_die(game, player_id, faces, change, one_die)
-        if change.moved and set(change.moved) == {BLACK_MASK} and player.locked:
+        freed = len(change.moved) if masks_moved else self._masks_moved.get(player_id, 0)
+        self._masks_moved.pop(player_id, None)
+        if freed and player.locked and (masks_moved or not change.rolled):
             # Only black masks were picked up and put back (a roll moves the other dice too),
             # even if a still die reads differently now: a golden mask freed them.
             self._reported(player_id, faces)
-            return self._unlock_only(game, player_id, len(change.moved), change)
+            return self._unlock_only(game, player_id, freed, change)
         if not self._rolled(game, player_id, faces):
             return []
         events = self._roll_events(game, player_id, faces, change)

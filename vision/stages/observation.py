@@ -17,6 +17,8 @@ class SeenDie:
     face: str | None
     xy_mm: tuple[float, float]
     conf: float
+    guess: str | None = None
+    """For a die read unsurely (face None): the face the reader found likeliest all the same."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ class Observation:
                         "face": d.face,
                         "xy_mm": [round(v, 1) for v in d.xy_mm],
                         "conf": round(d.conf, 3),
+                        **({"guess": d.guess} if d.guess is not None else {}),
                     }
                     for d in dice
                 ]
@@ -110,7 +113,10 @@ class Observation:
             dice={
                 p: tuple(
                     SeenDie(
-                        d["face"], (float(d["xy_mm"][0]), float(d["xy_mm"][1])), float(d["conf"])
+                        d["face"],
+                        (float(d["xy_mm"][0]), float(d["xy_mm"][1])),
+                        float(d["conf"]),
+                        d.get("guess"),
                     )
                     for d in dice
                 )

@@ -50,6 +50,10 @@ class SceneSettings:
     hand_conf: float = 0.3
     zone_margin_mm: float = 20.0
     """Dice this close outside a zone still count for it (dice roll a little past the edge)."""
+    near_dice: bool = True
+    """A zone is busy only where a hand or motion comes near its dice (within a die's side of
+    one, or of where one lay while hidden): an arm reaching past a player's dice leaves them
+    readable. False: busy wherever the hand or motion meets the zone."""
 
 
 class SceneReader:
@@ -76,6 +80,9 @@ class SceneReader:
             if zone.player in self.players
         }
         self._zone_masks: dict[tuple[str, tuple[int, ...], int], np.ndarray] = {}
+        self._dice_area: dict[str, np.ndarray] = {}
+        """Per player: boxes (px) around the dice, grown by a die's side; while the zone is
+        busy, the boxes of where dice lay before are kept too (a hand may hide them)."""
         self._tile_cache: dict[Cell, SeenTile] = {}
         self._unreadable: set[Cell] = set()
         self._probed: set[tuple[int, int]] = set()
@@ -151,7 +158,8 @@ class SceneReader:
         conf = detections.confidence
         hands = detections[(names == "hand") & (conf >= s.hand_conf)]
         blockers = [*hands.xyxy, *stale, *(moving if motion is None else ())]
-        dice, busy = self._dice(names, centres_mm, conf, blockers, motion)
+        guesses = detections.guesses()
+        dice, busy = self._dice(names, centres_mm, conf, blockers, motion, guesses, detections.xyxy)
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
         self._forget_reads(redetected)
         if self.grid is None:
@@ -184,12 +192,15 @@ class SceneReader:
         conf: np.ndarray,
         blockers: Sequence[Sequence[float]],
         motion: MotionMask | None = None,
+        guesses: Sequence[str | None] = (),
+        boxes_px: np.ndarray | None = None,
     ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str]]:
-        """Dice by the zone they lie in; zones with hands or motion over them are busy.
+        """Dice by the zone they lie in; zones with hands or motion near their dice are busy.
 
         An unreadable die does not make its zone busy: the stability stage votes each die's
         face over the frames it lies still, and waits while one has no sure read."""
         found: dict[str, list[SeenDie]] = {p: [] for p in self._zone_px}
+        boxes: dict[str, list[np.ndarray]] = {p: [] for p in self._zone_px}
         busy: set[str] = set()
         for i in np.flatnonzero(np.isin(names, DIE_CLASSES) & (conf >= self.settings.die_conf)):
             xy = (float(centres_mm[i][0]), float(centres_mm[i][1]))
@@ -197,12 +208,39 @@ class SceneReader:
             if player is None:
                 continue
             face = None if names[i] == DIE_UNREADABLE else str(names[i])
-            found[player].append(SeenDie(face, xy, float(conf[i])))
+            guess = guesses[i] if face is None and i < len(guesses) else None
+            found[player].append(SeenDie(face, xy, float(conf[i]), guess))
+            if boxes_px is not None:
+                boxes[player].append(boxes_px[i])
         for player, polygon in self._zone_px.items():
-            blocked = any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers)
-            if blocked or (motion is not None and motion.meets(self._zone_mask(player, motion))):
+            if not self.settings.near_dice or boxes_px is None:
+                blocked = any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers)
+                moved = motion is not None and motion.meets(self._zone_mask(player, motion))
+                if blocked or moved:
+                    busy.add(player)
+                continue
+            area = self._near_dice(player, boxes[player])
+            blocked = any(_boxes_meet(np.asarray(box), area) for box in blockers)
+            if blocked or (motion is not None and motion.meets(_boxes_mask(area, motion))):
                 busy.add(player)
+                self._dice_area[player] = area
+            else:
+                self._dice_area.pop(player, None)
         return {p: tuple(sorted(d, key=lambda die: die.xy_mm)) for p, d in found.items()}, busy
+
+    def _near_dice(self, player: str, boxes: Sequence[np.ndarray]) -> np.ndarray:
+        """Boxes (px) around the player's dice, each grown by the die's side, with those kept
+        from the frames the zone has been busy in (dice a hand hides lay there)."""
+        grown = np.zeros((0, 4), np.float32)
+        if boxes:
+            xyxy = np.asarray(boxes, np.float32).reshape(-1, 4)
+            side = np.maximum(xyxy[:, 2:] - xyxy[:, :2], MOTION_MARGIN_PX).max(axis=1)[:, None]
+            grown = np.concatenate([xyxy[:, :2] - side, xyxy[:, 2:] + side], axis=1)
+        kept = self._dice_area.get(player)
+        if kept is None:
+            return grown
+        # the same die seen frame after frame is one box (to a few px): the area stays small
+        return np.unique(np.round(np.concatenate([kept, grown]) / 4) * 4, axis=0)
 
     def _zone_mask(self, player: str, motion: MotionMask) -> np.ndarray:
         """The player's zone, grown by `MOTION_MARGIN_PX`, drawn at the motion mask's size."""
@@ -440,6 +478,29 @@ class SceneReader:
             if colour not in figures or figures[colour][0] < conf:
                 figures[colour] = (conf, cell)
         return {colour: cell for colour, (_, cell) in figures.items()}
+
+
+def _boxes_meet(box: np.ndarray, area: np.ndarray) -> bool:
+    """Tell whether a box (px) overlaps any box of `area` (n x 4 px)."""
+    if not len(area):
+        return False
+    return bool(
+        (
+            (area[:, 0] < box[2])
+            & (box[0] < area[:, 2])
+            & (area[:, 1] < box[3])
+            & (box[1] < area[:, 3])
+        ).any()
+    )
+
+
+def _boxes_mask(area: np.ndarray, motion: MotionMask) -> np.ndarray:
+    """The boxes of `area` (px) filled in at the motion mask's size."""
+    drawn = np.zeros(motion.mask.shape[:2], bool)
+    h, w = drawn.shape
+    for x0, y0, x1, y1 in np.round(area / motion.scale).astype(int):
+        drawn[max(0, y0) : min(h, y1 + 1), max(0, x0) : min(w, x1 + 1)] = True
+    return drawn
 
 
 def one_box_per_die(detections: Detections, conf: float, iou: float = 0.45) -> Detections:

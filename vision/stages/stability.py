@@ -29,6 +29,9 @@ class StabilitySettings:
     """Dice whose positions changed by more than this were rolled (even to the same faces)."""
     sure_conf: float = 0.5
     """A die read less surely than this in a frame casts no vote in it (it shows as "?")."""
+    still_mm: float = 3.0
+    """A die read unsurely that lies within this of where a die lay when the player's dice last
+    settled still shows the face it showed then (dice do not turn over without moving)."""
     clear_conf: float = 0.7
     """Dice every one of which is read at least this surely settle at their first still frame:
     a hand often comes back for the dice a moment after they stop, and a roll as clear as
@@ -72,6 +75,8 @@ class Stabiliser:
     _positions: dict[str, np.ndarray] = field(default_factory=dict)
     _votes: dict[str, tuple[np.ndarray, list[Counter[str]]]] = field(default_factory=dict)
     """Per player: where each die lay in the last frame and the weighted face votes it has."""
+    _last_read: dict[str, tuple[np.ndarray, list[str]]] = field(default_factory=dict)
+    """Per player: where each die lay and what it showed when the dice last settled."""
 
     def update(self, obs: Observation) -> list[Settled]:
         """Take one frame's observation; return every value that settled to a new value."""
@@ -135,6 +140,8 @@ class Stabiliser:
                     kept = Counter(before[1][j])
             if dice[i].face is not None and dice[i].conf >= self.settings.sure_conf:
                 kept[dice[i].face] += dice[i].conf
+            elif not kept:
+                kept = self._still_shows(player, where[i])
             votes.append(kept)
         self._votes[player] = (where, votes)
         if any(not v for v in votes):
@@ -145,6 +152,43 @@ class Stabiliser:
         )
         conf = min(d.conf for d in dice) if dice else 1.0
         return tuple(faces), min(conf, share)
+
+    def _still_shows(self, player: str, xy: np.ndarray) -> Counter[str]:
+        """The face a die unread now showed when the dice last settled, if it lies where one
+        lay then (one weak vote: any sure read outvotes it), else no vote."""
+        last = self._last_read.get(player)
+        if last is None or not len(last[0]):
+            return Counter()
+        distances = np.linalg.norm(last[0] - xy, axis=1)
+        j = int(np.argmin(distances))
+        if distances[j] > self.settings.still_mm:
+            return Counter()
+        return Counter({last[1][j]: self.settings.sure_conf / 2})
+
+    def _hidden(
+        self, player: str, where: np.ndarray, moved: list[int], faces_here: list[str]
+    ) -> tuple[np.ndarray, list[str]]:
+        """Where dice lay (and what they showed) at the last settle that lie out of sight now
+        while others moved (a hand picks a black mask up and hides a die meanwhile): no die
+        lies near, and no moved die of that face came from there. A hidden die that comes
+        back to its place is then no roll."""
+        last = self._last_read.get(player)
+        if last is None or len(where) >= len(last[0]):
+            return np.zeros((0, 2)), []
+        positions, faces = last
+        away = Counter(faces_here[i] for i in moved if i < len(faces_here))
+        kept: list[int] = []
+        for j in range(len(positions)):
+            if len(where) and np.linalg.norm(where - positions[j], axis=1).min() <= (
+                self.settings.moved_mm
+            ):
+                continue
+            if away[faces[j]] > 0:  # the place a moved die came from
+                away[faces[j]] -= 1
+                continue
+            kept.append(j)
+        kept = kept[: len(positions) - len(where)]
+        return positions[kept].reshape(-1, 2), [faces[j] for j in kept]
 
     def _feed(
         self,
@@ -170,11 +214,13 @@ class Stabiliser:
             return []
         before = self.settled.get(key)
         moved: list[int] = []
+        hidden: tuple[np.ndarray, list[str]] = (np.zeros((0, 2)), [])
         if where is not None:
             previous = self._positions.get(str(key[1]))
             moved = moved_dice(previous, where, self.settings.moved_mm)
             if moved:
-                self._positions[str(key[1])] = where
+                hidden = self._hidden(str(key[1]), where, moved, faces_here or [])
+                self._positions[str(key[1])] = np.concatenate([where, hidden[0]])
             elif before is None or before.value != value:
                 self._positions[str(key[1])] = remembered_dice(
                     previous, where, self.settings.moved_mm
@@ -182,6 +228,11 @@ class Stabiliser:
         rolled = bool(moved)
         if before is not None and before.value == value and not rolled:
             return []
+        if where is not None and faces_here is not None:
+            self._last_read[str(key[1])] = (
+                np.concatenate([where, hidden[0]]),
+                list(faces_here) + hidden[1],
+            )
         moved_faces = tuple(sorted(faces_here[i] for i in moved)) if faces_here else ()
         settled = Settled(key, value, run.first_t, run.conf, rolled, moved_faces, votes)
         self.settled[key] = settled
