@@ -392,7 +392,7 @@ def test_a_locked_die_read_unsurely_keeps_the_black_mask_it_showed() -> None:
     table.busy.discard("red")
     again = ("adventurer", "adventurer", "key", "key")
     table.dice["red"] = (
-        SeenDie(None, locked.xy_mm, 0.4, guess="key"),
+        SeenDie(None, locked.xy_mm, 0.4),
         *(SeenDie(f, (i * 20.0 + 10.0, 60.0), 0.9) for i, f in enumerate(again)),
     )
     table.show(4)
@@ -408,7 +408,7 @@ def test_a_die_read_unsurely_where_no_die_lay_still_waits() -> None:
     table.show(3)
     table.busy.discard("red")
     table.dice["red"] = (
-        SeenDie(None, (300.0, 60.0), 0.4, guess="key"),  # a rolled die: its guess is no read
+        SeenDie(None, (300.0, 60.0), 0.4),  # a rolled die, unsure: nothing to go on
         *(SeenDie(f, (i * 20.0 + 10.0, 60.0), 0.9) for i, f in enumerate(ROLL[:4])),
     )
     table.show(6)

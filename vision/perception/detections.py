@@ -80,9 +80,6 @@ class Detections:
     confidence: np.ndarray
     class_id: np.ndarray
     class_names: tuple[str, ...]
-    guess_id: np.ndarray | None = None
-    """(N,) class ids: for a die read unsurely (`die_unreadable`), the face class the reader
-    found likeliest all the same; -1 elsewhere (None: -1 everywhere)."""
 
     def __post_init__(self) -> None:
         xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
@@ -96,12 +93,6 @@ class Detections:
         names = tuple(str(n) for n in self.class_names)
         if len(class_id) and (class_id.min() < 0 or class_id.max() >= len(names)):
             raise ValueError(f"Detections: class ids must lie in 0..{len(names) - 1}")
-        guess_id = np.full(len(class_id), -1, np.int64)
-        if self.guess_id is not None:
-            guess_id = np.asarray(self.guess_id, dtype=np.int64).reshape(-1)
-            if len(guess_id) != len(class_id):
-                raise ValueError("Detections: guess_id must have one entry per box")
-        object.__setattr__(self, "guess_id", guess_id)
         object.__setattr__(self, "xyxy", xyxy)
         object.__setattr__(self, "confidence", confidence)
         object.__setattr__(self, "class_id", class_id)
@@ -126,7 +117,6 @@ class Detections:
             np.concatenate([d.confidence for d in items]),
             np.concatenate([d.class_id for d in items]),
             names,
-            np.concatenate([d.guessed for d in items]),
         )
 
     def __len__(self) -> int:
@@ -137,28 +127,7 @@ class Detections:
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
         return Detections(
-            self.xyxy[index],
-            self.confidence[index],
-            self.class_id[index],
-            self.class_names,
-            self.guessed[index],
-        )
-
-    @property
-    def guessed(self) -> np.ndarray:
-        """Return `guess_id` as an array (-1: no guess)."""
-        assert self.guess_id is not None  # set by __post_init__
-        return self.guess_id
-
-    def guesses(self) -> list[str | None]:
-        """Return each box's guessed face class name (None where the box has no guess)."""
-        return [self.class_names[g] if g >= 0 else None for g in self.guessed]
-
-    def shifted(self, dx: float, dy: float) -> Detections:
-        """Return the boxes moved by (dx, dy) px (found in a window of a larger image)."""
-        offset = np.array([dx, dy, dx, dy], np.float32)
-        return Detections(
-            self.xyxy + offset, self.confidence, self.class_id, self.class_names, self.guessed
+            self.xyxy[index], self.confidence[index], self.class_id[index], self.class_names
         )
 
     @property
@@ -194,7 +163,7 @@ class Detections:
         xyxy = self.xyxy.copy()
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, width)
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, height)
-        return Detections(xyxy, self.confidence, self.class_id, self.class_names, self.guessed)
+        return Detections(xyxy, self.confidence, self.class_id, self.class_names)
 
     def to_json(self, digits: int = 1) -> list[dict[str, Any]]:
         """Return `[{"class", "conf", "box": [x1, y1, x2, y2]}]`, boxes rounded to `digits`."""

@@ -322,15 +322,10 @@ def reread_dice(
     if NOT_DIE in reader.names:
         keep &= probs[:, reader.names.index(NOT_DIE)] <= drop
     class_id = dice.class_id.copy()
-    guess_id = np.full(len(dice), -1, np.int64)
-    real_faces = [j for j in face_cols if reader.names[j] != UNREADABLE]
-    likeliest = np.array(real_faces)[probs[:, real_faces].argmax(axis=1)]
     for row, col in enumerate(best):
-        target = DIE_UNREADABLE if doubtful[row] else detection_class(reader.names[col])
+        name = reader.names[col]
+        target = DIE_UNREADABLE if doubtful[row] else detection_class(name)
         if target in names:
             class_id[row] = names.index(target)
-        guess = detection_class(reader.names[likeliest[row]])
-        if doubtful[row] and target in names and guess in names:
-            guess_id[row] = names.index(guess)
-    read = Detections(dice.xyxy, score, class_id, names, guess_id)[keep]
+    read = Detections(dice.xyxy, score, class_id, names)[keep]
     return Detections.concatenate([dets[~is_die], read]).sorted()

@@ -17,8 +17,6 @@ class SeenDie:
     face: str | None
     xy_mm: tuple[float, float]
     conf: float
-    guess: str | None = None
-    """For a die read unsurely (face None): the face the reader found likeliest all the same."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,6 @@ class Observation:
                         "face": d.face,
                         "xy_mm": [round(v, 1) for v in d.xy_mm],
                         "conf": round(d.conf, 3),
-                        **({"guess": d.guess} if d.guess is not None else {}),
                     }
                     for d in dice
                 ]
@@ -113,10 +110,7 @@ class Observation:
             dice={
                 p: tuple(
                     SeenDie(
-                        d["face"],
-                        (float(d["xy_mm"][0]), float(d["xy_mm"][1])),
-                        float(d["conf"]),
-                        d.get("guess"),
+                        d["face"], (float(d["xy_mm"][0]), float(d["xy_mm"][1])), float(d["conf"])
                     )
                     for d in dice
                 )

@@ -158,8 +158,7 @@ class SceneReader:
         conf = detections.confidence
         hands = detections[(names == "hand") & (conf >= s.hand_conf)]
         blockers = [*hands.xyxy, *stale, *(moving if motion is None else ())]
-        guesses = detections.guesses()
-        dice, busy = self._dice(names, centres_mm, conf, blockers, motion, guesses, detections.xyxy)
+        dice, busy = self._dice(names, centres_mm, conf, blockers, motion, detections.xyxy)
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
         self._forget_reads(redetected)
         if self.grid is None:
@@ -192,7 +191,6 @@ class SceneReader:
         conf: np.ndarray,
         blockers: Sequence[Sequence[float]],
         motion: MotionMask | None = None,
-        guesses: Sequence[str | None] = (),
         boxes_px: np.ndarray | None = None,
     ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str]]:
         """Dice by the zone they lie in; zones with hands or motion near their dice are busy.
@@ -208,8 +206,7 @@ class SceneReader:
             if player is None:
                 continue
             face = None if names[i] == DIE_UNREADABLE else str(names[i])
-            guess = guesses[i] if face is None and i < len(guesses) else None
-            found[player].append(SeenDie(face, xy, float(conf[i]), guess))
+            found[player].append(SeenDie(face, xy, float(conf[i])))
             if boxes_px is not None:
                 boxes[player].append(boxes_px[i])
         for player, polygon in self._zone_px.items():
