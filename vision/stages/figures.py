@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -28,32 +30,105 @@ def _hue_distance(a: np.ndarray, b: float) -> np.ndarray:
     return np.minimum(d, 360.0 - d)
 
 
-def figure_colour(
+FIGURE_SHARE = 0.4
+"""A colour must win at least this share of a box's strongly coloured pixels to name it."""
+
+
+def figure_shares(
     frame_bgr: np.ndarray,
     box: Sequence[float],
     players: Sequence[str],
     colours: dict[str, tuple[float, float, float]] | None = None,
-) -> str | None:
-    """Return the player whose colour fills the figure's box best, or None if none fits.
-
-    Only strongly coloured pixels vote (the tile art under a figure is dull stone), each for the
-    player colour nearest in hue; players without a known colour never match.
+) -> dict[str, float]:
+    """Return each player's share of the figure box's strongly coloured pixels (empty when the
+    box shows too few). Only strongly coloured pixels vote (the tile art under a figure is dull
+    stone), each for the player colour nearest in hue; players without a known colour get none.
     """
     palette = {p: (colours or FIGURE_RGB)[p] for p in players if p in (colours or FIGURE_RGB)}
     if not palette:
-        return None
+        return {}
     h, w = frame_bgr.shape[:2]
     x0, y0, x1, y1 = (round(float(v)) for v in box)
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
     if x1 - x0 < 2 or y1 - y0 < 2:
-        return None
+        return {}
     hsv = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2HSV_FULL).reshape(-1, 3)
     strong = hsv[(hsv[:, 1] > 110) & (hsv[:, 2] > 50)]
     if len(strong) < 6:
-        return None
+        return {}
     hues = strong[:, 0].astype(np.float64) * 360.0 / 256.0
     names = list(palette)
     distances = np.stack([_hue_distance(hues, _hue_of(palette[n])) for n in names])
     votes = np.bincount(np.argmin(distances, axis=0), minlength=len(names))
-    best = int(np.argmax(votes))
-    return names[best] if votes[best] >= 0.4 * len(strong) else None
+    return {n: float(v) / len(strong) for n, v in zip(names, votes, strict=True) if v}
+
+
+@dataclass
+class _Track:
+    """One figure box followed over frames: where it is and its colour votes so far."""
+
+    centre: np.ndarray
+    votes: Counter[str]
+    last_t: float
+
+
+@dataclass
+class FigureTracker:
+    """Names figure boxes by the colour votes their figure gathered over the frames it stood
+    there, each colour once: a hand over a figure shows skin, which reads as orange, and one
+    frame's colours would move the orange figure onto it; a figure standing for a while keeps
+    its colour, and a colour goes to the box whose figure has shown it most."""
+
+    keep_seconds: float = 1.0
+    """A figure box unseen this long is forgotten (the figure was picked up)."""
+    tracks: list[_Track] = field(default_factory=list)
+
+    def update(
+        self, boxes_px: np.ndarray, shares: Sequence[dict[str, float]], t: float
+    ) -> list[str | None]:
+        """Take one frame's figure boxes (n x 4 px) and each box's colour shares; return each
+        box's colour (None: no colour holds FIGURE_SHARE of its votes, or another box has it)."""
+        self.tracks = [k for k in self.tracks if t - k.last_t <= self.keep_seconds]
+        centres = (boxes_px[:, :2] + boxes_px[:, 2:]) / 2 if len(boxes_px) else np.zeros((0, 2))
+        reach = (boxes_px[:, 2:] - boxes_px[:, :2]).max(axis=1) / 2 if len(boxes_px) else []
+        pairs = sorted(
+            (float(np.linalg.norm(centres[i] - k.centre)), i, j)
+            for i in range(len(centres))
+            for j, k in enumerate(self.tracks)
+            if np.linalg.norm(centres[i] - k.centre) <= reach[i]
+        )
+        track_of: dict[int, _Track] = {}
+        used: set[int] = set()
+        for _, i, j in pairs:
+            if i not in track_of and j not in used:
+                track_of[i] = self.tracks[j]
+                used.add(j)
+        for i in range(len(centres)):
+            track = track_of.get(i)
+            if track is None:
+                track = track_of[i] = _Track(centres[i], Counter(), t)
+                self.tracks.append(track)
+            track.centre, track.last_t = centres[i], t
+            track.votes.update(shares[i])
+        return assign_figures([track_of[i].votes for i in range(len(centres))])
+
+
+def assign_figures(votes: Sequence[Mapping[str, float]]) -> list[str | None]:
+    """Name each figure box once, and each colour once, from each box's colour votes (its
+    colour shares, summed over frames): the most votes for a colour of all boxes first (each
+    adventurer is one figure, so a box whose colour a hand or a warm light pulls toward
+    another's gives way to the box that colour filled longer). A colour must hold
+    `FIGURE_SHARE` of a box's votes to name it."""
+    totals = [sum(box.values()) for box in votes]
+    pairs = sorted(
+        ((v, i, colour) for i, box in enumerate(votes) for colour, v in box.items()),
+        key=lambda pair: (-pair[0], pair[1]),
+    )
+    named: list[str | None] = [None] * len(votes)
+    taken: set[str] = set()
+    for v, i, colour in pairs:
+        if v < FIGURE_SHARE * totals[i] or named[i] is not None or colour in taken:
+            continue
+        named[i] = colour
+        taken.add(colour)
+    return named

@@ -11,7 +11,7 @@ import numpy as np
 from calibration.table import TableCalibration
 from vision.perception.classes import DIE_CLASSES, DIE_UNREADABLE
 from vision.perception.detections import Detections, nms
-from vision.stages.figures import figure_colour
+from vision.stages.figures import FigureTracker, figure_shares
 from vision.stages.grid import Grid, locate_grid
 from vision.stages.motion import MotionMask
 from vision.stages.observation import Cell, Observation, SeenDie, SeenTile
@@ -81,6 +81,7 @@ class SceneReader:
         }
         self._zone_masks: dict[tuple[str, tuple[int, ...], int], np.ndarray] = {}
         self._dice_area: dict[str, np.ndarray] = {}
+        self._figure_tracker = FigureTracker()
         """Per player: boxes (px) around the dice, grown by a die's side; while the zone is
         busy, the boxes of where dice lay before are kept too (a hand may hide them)."""
         self._tile_cache: dict[Cell, SeenTile] = {}
@@ -168,7 +169,7 @@ class SceneReader:
             )
         tiles = self._tiles(frame, detections[tiles_mask], centres_mm[tiles_mask])
         gems, depot = self._gems(centres_mm[(names == "gem") & (conf >= s.piece_conf)], set(tiles))
-        figures = self._figures(frame, detections, names, centres_mm)
+        figures = self._figures(frame, detections, names, centres_mm, t)
         return Observation(
             seq=seq,
             t=t,
@@ -462,19 +463,25 @@ class SceneReader:
         return gems, depot
 
     def _figures(
-        self, frame: np.ndarray, detections: Detections, names: np.ndarray, centres_mm: np.ndarray
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        names: np.ndarray,
+        centres_mm: np.ndarray,
+        t: float,
     ) -> dict[str, Cell | None]:
-        figures: dict[str, tuple[float, Cell | None]] = {}
-        mask = (names == "figure") & (detections.confidence >= self.settings.piece_conf)
-        for i in np.flatnonzero(mask):
-            colour = figure_colour(frame, detections.xyxy[i], self.players)
-            if colour is None:
-                continue
-            cell = self.grid.cell_of(centres_mm[i]) if self.grid is not None else None
-            conf = float(detections.confidence[i])
-            if colour not in figures or figures[colour][0] < conf:
-                figures[colour] = (conf, cell)
-        return {colour: cell for colour, (_, cell) in figures.items()}
+        """Each figure's cell by colour: every figure box is one adventurer, named by the
+        colours it showed over the frames it stood there (`FigureTracker`)."""
+        boxes = np.flatnonzero(
+            (names == "figure") & (detections.confidence >= self.settings.piece_conf)
+        )
+        shares = [figure_shares(frame, detections.xyxy[i], self.players) for i in boxes]
+        figures: dict[str, Cell | None] = {}
+        named = self._figure_tracker.update(detections.xyxy[boxes], shares, t)
+        for i, colour in zip(boxes, named, strict=True):
+            if colour is not None:
+                figures[colour] = self.grid.cell_of(centres_mm[i]) if self.grid else None
+        return figures
 
 
 def _boxes_meet(box: np.ndarray, area: np.ndarray) -> bool:

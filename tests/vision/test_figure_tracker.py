@@ -1,0 +1,49 @@
+"""Figure colours over frames: a hand's skin over a figure never renames it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.stages.figures import FigureTracker
+
+PURPLE_BOX = [100.0, 100.0, 150.0, 150.0]
+ORANGE_BOX = [400.0, 300.0, 450.0, 350.0]
+
+
+def _frames(
+    tracker: FigureTracker, shares: list[dict[str, float]], frames: int, t: float
+) -> tuple[list[str | None], float]:
+    boxes = np.array([PURPLE_BOX, ORANGE_BOX][: len(shares)], np.float32)
+    named: list[str | None] = []
+    for _ in range(frames):
+        t += 0.1
+        named = tracker.update(boxes, shares, t)
+    return named, t
+
+
+def test_a_hand_over_a_figure_does_not_give_it_the_orange_figures_colour() -> None:
+    tracker = FigureTracker()
+    seen = [{"purple": 0.8, "orange": 0.2}, {"orange": 0.99}]
+    named, t = _frames(tracker, seen, 20, 0.0)
+    assert named == ["purple", "orange"]
+    skin = [{"orange": 1.0}, {"orange": 0.99}]  # a hand over the purple figure reads as orange
+    named, t = _frames(tracker, skin, 5, t)
+    assert named == ["purple", "orange"]
+    # one frame's colours alone would have named the purple figure orange
+    assert FigureTracker().update(np.array([PURPLE_BOX, ORANGE_BOX]), skin, 0.0)[0] == "orange"
+
+
+def test_a_colour_goes_to_one_figure_box_only() -> None:
+    tracker = FigureTracker()
+    named, _ = _frames(tracker, [{"orange": 0.9}, {"orange": 0.95}], 3, 0.0)
+    assert named == [None, "orange"]
+
+
+def test_a_figure_set_down_where_another_was_lifted_is_read_afresh() -> None:
+    tracker = FigureTracker()
+    named, t = _frames(tracker, [{"purple": 0.9}], 20, 0.0)
+    assert named == ["purple"]
+    t += tracker.keep_seconds + 0.5  # the purple figure was picked up
+    assert tracker.update(np.zeros((0, 4), np.float32), [], t) == []
+    named, _ = _frames(tracker, [{"green": 0.9}], 3, t)
+    assert named == ["green"]
