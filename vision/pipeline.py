@@ -70,7 +70,11 @@ class Pipeline:
             placed = list(game.temple)
             start_cell = next((p.cell for p in placed if p.tile.kind == "start"), None)
             crowd = Counter(p.cell for p in game.players.values() if p.inside and p.cell)
-            self.scene.follow({p.cell: p.tile.tile_id for p in placed}, start_cell, crowd)
+            standing = {
+                pid: p.cell for pid, p in game.players.items() if p.inside and p.cell is not None
+            }
+            layout = {p.cell: p.tile.tile_id for p in placed}
+            self.scene.follow(layout, start_cell, crowd, standing)
         else:
             self.scene.temple_size = None
         observation = self.scene.observe(

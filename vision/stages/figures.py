@@ -32,6 +32,9 @@ def _hue_distance(a: np.ndarray, b: float) -> np.ndarray:
 
 FIGURE_SHARE = 0.4
 """A colour must win at least this share of a box's strongly coloured pixels to name it."""
+STAYING_BONUS = 0.1
+"""The share of a figure box's votes added to the colour the engine has standing in its cell
+(a figure stays where it stood unless it is plainly another colour)."""
 
 
 def figure_shares(
@@ -84,10 +87,16 @@ class FigureTracker:
     tracks: list[_Track] = field(default_factory=list)
 
     def update(
-        self, boxes_px: np.ndarray, shares: Sequence[dict[str, float]], t: float
+        self,
+        boxes_px: np.ndarray,
+        shares: Sequence[dict[str, float]],
+        t: float,
+        staying: Sequence[set[str]] = (),
     ) -> list[str | None]:
         """Take one frame's figure boxes (n x 4 px) and each box's colour shares; return each
-        box's colour (None: no colour holds FIGURE_SHARE of its votes, or another box has it)."""
+        box's colour (None: no colour holds FIGURE_SHARE of its votes, or another box has it).
+        `staying` holds, per box, the colours the engine has standing in the box's cell: a
+        figure that shows two colours about equally is taken for the one standing there."""
         self.tracks = [k for k in self.tracks if t - k.last_t <= self.keep_seconds]
         centres = (boxes_px[:, :2] + boxes_px[:, 2:]) / 2 if len(boxes_px) else np.zeros((0, 2))
         reach = (boxes_px[:, 2:] - boxes_px[:, :2]).max(axis=1) / 2 if len(boxes_px) else []
@@ -110,25 +119,45 @@ class FigureTracker:
                 self.tracks.append(track)
             track.centre, track.last_t = centres[i], t
             track.votes.update(shares[i])
-        return assign_figures([track_of[i].votes for i in range(len(centres))])
+        votes = [track_of[i].votes for i in range(len(centres))]
+        bonus = [
+            {c: STAYING_BONUS * sum(votes[i].values()) for c in staying[i]}
+            if i < len(staying)
+            else {}
+            for i in range(len(votes))
+        ]
+        return assign_figures(votes, bonus)
 
 
-def assign_figures(votes: Sequence[Mapping[str, float]]) -> list[str | None]:
+def assign_figures(
+    votes: Sequence[Mapping[str, float]], bonus: Sequence[Mapping[str, float]] = ()
+) -> list[str | None]:
     """Name each figure box once, and each colour once, from each box's colour votes (its
-    colour shares, summed over frames): the most votes for a colour of all boxes first (each
-    adventurer is one figure, so a box whose colour a hand or a warm light pulls toward
-    another's gives way to the box that colour filled longer). A colour must hold
-    `FIGURE_SHARE` of a box's votes to name it."""
-    totals = [sum(box.values()) for box in votes]
-    pairs = sorted(
-        ((v, i, colour) for i, box in enumerate(votes) for colour, v in box.items()),
-        key=lambda pair: (-pair[0], pair[1]),
-    )
-    named: list[str | None] = [None] * len(votes)
-    taken: set[str] = set()
-    for v, i, colour in pairs:
-        if v < FIGURE_SHARE * totals[i] or named[i] is not None or colour in taken:
-            continue
-        named[i] = colour
-        taken.add(colour)
-    return named
+    colour shares, summed over frames): the naming with the most votes in all (each adventurer
+    is one figure, so a box whose colour a hand or a warm light pulls toward another's gives
+    way to the box that colour fills, and a box that shows two colours takes the one no other
+    box shows). A colour must hold `FIGURE_SHARE` of a box's votes to name it; `bonus` adds,
+    per box, to some colours' votes when weighing the namings."""
+    options = [
+        [
+            (c, v + (bonus[i].get(c, 0.0) if i < len(bonus) else 0.0))
+            for c, v in box.items()
+            if v > 0 and v >= FIGURE_SHARE * sum(box.values())
+        ]
+        for i, box in enumerate(votes)
+    ]
+    bits = {c: 1 << k for k, c in enumerate(sorted({c for opts in options for c, _ in opts}))}
+    # the best naming of the boxes so far, for each set of colours it uses (at most 2^6 sets)
+    best: dict[int, tuple[float, tuple[str | None, ...]]] = {0: (0.0, ())}
+    for opts in options:
+        after: dict[int, tuple[float, tuple[str | None, ...]]] = {}
+        for used, (score, named) in best.items():
+            choices = [(used, score, (*named, None))]
+            choices += [
+                (used | bits[c], score + v, (*named, c)) for c, v in opts if not used & bits[c]
+            ]
+            for key, total, naming in choices:
+                if key not in after or total > after[key][0]:
+                    after[key] = (total, naming)
+        best = after
+    return list(max(best.values(), key=lambda entry: entry[0])[1])

@@ -82,6 +82,8 @@ class SceneReader:
         self._zone_masks: dict[tuple[str, tuple[int, ...], int], np.ndarray] = {}
         self._dice_area: dict[str, np.ndarray] = {}
         self._figure_tracker = FigureTracker()
+        self._standing: dict[str, Cell] = {}
+        """Where the engine has each player's figure (`follow` says)."""
         """Per player: boxes (px) around the dice, grown by a die's side; while the zone is
         busy, the boxes of where dice lay before are kept too (a hand may hide them)."""
         self._tile_cache: dict[Cell, SeenTile] = {}
@@ -102,6 +104,7 @@ class SceneReader:
         layout: Mapping[Cell, str],
         start_cell: Cell | None = None,
         crowd: Mapping[Cell, int] | None = None,
+        figures: Mapping[str, Cell] | None = None,
     ) -> None:
         """Follow the engine's temple (cell -> tile id), its start chamber's cell and how many
         players stand in each chamber (`crowd`).
@@ -111,6 +114,7 @@ class SceneReader:
         read again: the table's tile there is another now, or the next one laid there. A grid
         found later is numbered from the start chamber's cell, wherever the rules put it."""
         self.temple_size = len(layout)
+        self._standing = dict(figures or {})
         if start_cell is not None:
             self._start_cell = start_cell
         crowd = crowd or {}
@@ -476,12 +480,10 @@ class SceneReader:
             (names == "figure") & (detections.confidence >= self.settings.piece_conf)
         )
         shares = [figure_shares(frame, detections.xyxy[i], self.players) for i in boxes]
-        figures: dict[str, Cell | None] = {}
-        named = self._figure_tracker.update(detections.xyxy[boxes], shares, t)
-        for i, colour in zip(boxes, named, strict=True):
-            if colour is not None:
-                figures[colour] = self.grid.cell_of(centres_mm[i]) if self.grid else None
-        return figures
+        cells = [self.grid.cell_of(centres_mm[i]) if self.grid else None for i in boxes]
+        staying = [{p for p, at in self._standing.items() if at == cell} for cell in cells]
+        named = self._figure_tracker.update(detections.xyxy[boxes], shares, t, staying)
+        return {c: cell for c, cell in zip(named, cells, strict=True) if c is not None}
 
 
 def _boxes_meet(box: np.ndarray, area: np.ndarray) -> bool:
