@@ -47,3 +47,15 @@ def test_a_figure_set_down_where_another_was_lifted_is_read_afresh() -> None:
     assert tracker.update(np.zeros((0, 4), np.float32), [], t) == []
     named, _ = _frames(tracker, [{"green": 0.9}], 3, t)
     assert named == ["green"]
+
+
+def test_a_figure_showing_two_colours_is_the_one_standing_in_its_cell() -> None:
+    # at 720p a green figure can read yellow about as often as green: where the engine has
+    # green standing, it stays green; with nobody standing there, the likelier colour names it
+    box = np.array([PURPLE_BOX], np.float32)
+    split = [{"yellow": 0.5, "green": 0.45, "orange": 0.05}]
+    assert FigureTracker().update(box, split, 0.0) == ["yellow"]
+    assert FigureTracker().update(box, split, 0.0, [{"green"}]) == ["green"]
+    # a figure plainly of another colour is that colour, whoever stood there
+    plain = [{"yellow": 0.9, "green": 0.1}]
+    assert FigureTracker().update(box, plain, 0.0, [{"green"}]) == ["yellow"]
