@@ -135,7 +135,7 @@ class EventMaker:
 
     def _propose(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         """Propose a piece event; it stays pending until the engine's game shows it."""
-        subject = (event["type"], event.get("player"), tuple(event.get("cell", ())))
+        subject = _subject(event)
         if event["type"] == "enter":  # the figure's newest place is the one that counts
             self.pending = {k: v for k, v in self.pending.items() if k[:2] != subject[:2]}
         self.pending[subject] = event
@@ -383,7 +383,7 @@ class EventMaker:
 
     def _keep_back(self, event: dict[str, Any]) -> None:
         """Keep a piece event pending, unproposed, until the engine can take it."""
-        subject = (event["type"], event.get("player"), tuple(event.get("cell", ())))
+        subject = _subject(event)
         self.pending[subject] = event
         if event["type"] == "discover":
             self.waiting[f"tile {subject[2]}"] = HELD_TILE
@@ -497,6 +497,11 @@ def _resolved(game: Game, event: dict[str, Any]) -> bool:
         placed = game.temple.at(tuple(event["cell"]))
         return placed is None or placed.gems > 0
     return True
+
+
+def _subject(event: dict[str, Any]) -> tuple[Any, ...]:
+    """The `pending` key of a piece event: what it is about (type, player, cell)."""
+    return (event["type"], event.get("player"), tuple(event.get("cell", ())))
 
 
 def _held_note(event: dict[str, Any]) -> str:

@@ -98,13 +98,14 @@ class FigureTracker:
         `staying` holds, per box, the colours the engine has standing in the box's cell: a
         figure that shows two colours about equally is taken for the one standing there."""
         self.tracks = [k for k in self.tracks if t - k.last_t <= self.keep_seconds]
-        centres = (boxes_px[:, :2] + boxes_px[:, 2:]) / 2 if len(boxes_px) else np.zeros((0, 2))
-        reach = (boxes_px[:, 2:] - boxes_px[:, :2]).max(axis=1) / 2 if len(boxes_px) else []
+        boxes_px = np.asarray(boxes_px, np.float64).reshape(-1, 4)
+        centres = (boxes_px[:, :2] + boxes_px[:, 2:]) / 2
+        reach = (boxes_px[:, 2:] - boxes_px[:, :2]).max(axis=1, initial=0.0) / 2
+        known = np.array([k.centre for k in self.tracks]).reshape(-1, 2)
+        distances = np.linalg.norm(centres[:, None, :] - known[None, :, :], axis=2)
         pairs = sorted(
-            (float(np.linalg.norm(centres[i] - k.centre)), i, j)
-            for i in range(len(centres))
-            for j, k in enumerate(self.tracks)
-            if np.linalg.norm(centres[i] - k.centre) <= reach[i]
+            (float(distances[i, j]), int(i), int(j))
+            for i, j in zip(*np.nonzero(distances <= reach[:, None]), strict=True)
         )
         track_of: dict[int, _Track] = {}
         used: set[int] = set()

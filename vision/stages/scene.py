@@ -195,8 +195,8 @@ class SceneReader:
         centres_mm: np.ndarray,
         conf: np.ndarray,
         blockers: Sequence[Sequence[float]],
-        motion: MotionMask | None = None,
-        boxes_px: np.ndarray | None = None,
+        motion: MotionMask | None,
+        boxes_px: np.ndarray,
     ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str]]:
         """Dice by the zone they lie in; zones with hands or motion near their dice are busy.
 
@@ -212,10 +212,9 @@ class SceneReader:
                 continue
             face = None if names[i] == DIE_UNREADABLE else str(names[i])
             found[player].append(SeenDie(face, xy, float(conf[i])))
-            if boxes_px is not None:
-                boxes[player].append(boxes_px[i])
+            boxes[player].append(boxes_px[i])
         for player, polygon in self._zone_px.items():
-            if not self.settings.near_dice or boxes_px is None:
+            if not self.settings.near_dice:
                 blocked = any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers)
                 moved = motion is not None and motion.meets(self._zone_mask(player, motion))
                 if blocked or moved:
@@ -480,7 +479,7 @@ class SceneReader:
             (names == "figure") & (detections.confidence >= self.settings.piece_conf)
         )
         shares = [figure_shares(frame, detections.xyxy[i], self.players) for i in boxes]
-        cells = [self.grid.cell_of(centres_mm[i]) if self.grid else None for i in boxes]
+        cells = [self.grid.cell_of(centres_mm[i]) if self.grid is not None else None for i in boxes]
         staying = [{p for p, at in self._standing.items() if at == cell} for cell in cells]
         named = self._figure_tracker.update(detections.xyxy[boxes], shares, t, staying)
         return {c: cell for c, cell in zip(named, cells, strict=True) if c is not None}
