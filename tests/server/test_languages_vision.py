@@ -72,3 +72,15 @@ def test_the_camera_under_the_new_traps_is_said_in_spanish_and_portuguese() -> N
     told = waiting_in("pt", table.maker.waiting["red"], table.game)
     assert told.startswith(f"{say('pt', 'colour.red')}: os dados, sem se mover")
     assert say("pt", "face.torch") in told and "roll" not in told
+
+
+def test_an_unlock_waiting_for_its_golden_mask_is_said_in_every_language() -> None:
+    from tests.vision.test_event_stages import unlock_waiting_for_blue
+
+    table = unlock_waiting_for_blue()
+    english = table.maker.waiting["red"]
+    assert waiting_in("en", english, table.game) == english
+    for lang in ("pt", "es", "el"):
+        told = waiting_in(lang, english, table.game)
+        assert told == say(lang, "more.wait.no_helper", who=say(lang, "colour.red"))
+        assert "golden" not in told

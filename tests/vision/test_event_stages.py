@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import Game
-from vision.stages.events import CREDITING_TILE, UNSURE_MARK, EventMaker
+from vision.stages.events import CREDITING_TILE, NO_HELPER, UNSURE_MARK, EventMaker
 from vision.stages.observation import Observation, SeenDie, SeenTile
 from vision.stages.stability import Stabiliser
 
@@ -432,4 +432,67 @@ def test_an_unlock_while_a_hand_hides_a_die_is_told_once_the_die_is_back() -> No
     table.dice["red"] = (moved, golden, *lying[2:])  # the golden mask, where it lay
     table.show(4)
     assert [e["type"] for e in table.events] == ["dice", "unlock"]
+    assert all(table.verdicts) and table.game.players["red"].locked == 0
+
+
+BLUE_GOLDEN = ("golden_mask", "adventurer", "key", "torch", "torch")
+
+
+def unlock_waiting_for_blue() -> Table:
+    """Red's black masks put back after blue rolled a golden mask read unsurely ("?")."""
+    table = Table()
+    table.roll("red", ("black_mask", "black_mask", "adventurer", "key", "torch"))
+    table.busy.add("blue")
+    table.dice["blue"] = tuple(SeenDie(None, (i * 20.0, 0.0), 0.5) for i in range(5))
+    table.show(3)
+    table.busy.discard("blue")
+    table.dice["blue"] = tuple(
+        SeenDie(None if i == 0 else f, (i * 20.0, 50.0), 0.9) for i, f in enumerate(BLUE_GOLDEN)
+    )
+    table.show()
+    lying = list(table.dice["red"])
+    table.busy.add("red")
+    table.show(3)  # blue's golden mask frees red's black masks: red puts them back
+    table.busy.discard("red")
+    for i in (0, 1):
+        lying[i] = SeenDie("black_mask", (lying[i].xy_mm[0] + 40.0, 30.0), 0.9)
+    table.dice["red"] = tuple(lying)
+    table.show()
+    return table
+
+
+def test_an_unlock_with_no_golden_mask_known_waits_for_the_roll_that_shows_one() -> None:
+    table = unlock_waiting_for_blue()
+    assert [e["type"] for e in table.events] == ["dice"]  # no golden mask known yet
+    assert NO_HELPER in table.maker.waiting["red"]
+    table.dice["blue"] = tuple(SeenDie(f, (i * 20.0, 50.0), 0.9) for i, f in enumerate(BLUE_GOLDEN))
+    table.show()  # blue's golden mask is read: his roll, then red's unlock
+    assert [e["type"] for e in table.events] == ["dice", "dice", "unlock"]
+    assert table.events[2] == {**table.events[2], "player": "red", "count": 2, "by": "blue"}
+    assert all(table.verdicts) and table.game.players["red"].locked == 0
+    assert "red" not in table.maker.waiting
+
+
+def test_black_masks_put_back_after_a_roll_read_with_a_die_hidden_are_the_roll_then_an_unlock() -> (
+    None
+):
+    table = Table()
+    table.roll("red", ("golden_mask", "adventurer", "key", "torch", "torch"))
+    faces = ("black_mask", "golden_mask", "adventurer", "key", "torch")
+    table.busy.add("red")
+    table.show(3)
+    table.busy.discard("red")
+    landed = [SeenDie(f, (i * 20.0, 70.0), 0.9) for i, f in enumerate(faces)]
+    table.dice["red"] = tuple(landed[:4])  # the torch lies under an arm
+    table.show()
+    assert table.maker.waiting["red"] == "red: 4 of 5 dice seen"
+    table.busy.add("red")
+    table.show(3)  # the golden mask frees the black mask: red puts it back
+    table.busy.discard("red")
+    landed[0] = SeenDie("black_mask", (0.0, 120.0), 0.9)
+    table.dice["red"] = tuple(landed)  # and the torch is seen again
+    table.show()
+    assert [e["type"] for e in table.events] == ["dice", "dice", "unlock"]
+    assert table.events[1]["faces"] == sorted(faces)
+    assert table.events[2] == {**table.events[2], "player": "red", "count": 1}
     assert all(table.verdicts) and table.game.players["red"].locked == 0

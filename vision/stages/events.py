@@ -26,6 +26,8 @@ REACH_SECONDS = 4.0
 """Arms over a cell this long before a tile settled there count toward who placed it."""
 REACH_FRAMES = 5
 """Frames an arm must be seen over a new tile's cell before it alone tells who laid the tile."""
+NO_HELPER = "black masks freed, but no golden mask is known beside them"
+"""What the note on an unlock seen before the engine knows the golden mask behind it says."""
 REREAD_MARK = "not moved, now read"
 """What the note on a different reading of dice that were not rolled says."""
 
@@ -67,6 +69,14 @@ class EventMaker:
     _masks_moved: dict[str, int] = field(default_factory=dict)
     """Players whose black masks alone were put elsewhere while a die was out of sight, with
     how many: an unlock, told once every die is seen again."""
+    _partial: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The dice of a roll not reported yet, read while some were out of sight: when they are
+    all seen and only black masks moved meanwhile, the roll came first and then an unlock."""
+    unlocks_waiting: dict[str, tuple[int, Settled]] = field(default_factory=dict)
+    """Unlocks seen (black masks alone put back) that no golden mask the engine knows of
+    explains yet, with how many dice and the change that showed them: told as soon as the
+    engine has a golden mask beside the player (its roll reported late), or dropped when
+    the player's next roll is reported."""
 
     def see(self, observation: Observation) -> None:
         """Remember whose arms reach over which cells (to tell who placed a tile), and say which
@@ -146,7 +156,7 @@ class EventMaker:
         if len(game.accepted) == self._checked_at:
             return []
         self._checked_at = len(game.accepted)
-        again: list[dict[str, Any]] = []
+        again = self._unlocks_now(game)
         for subject, event in list(self.pending.items()):
             if _resolved(game, event):
                 del self.pending[subject]
@@ -174,6 +184,28 @@ class EventMaker:
 
     # ----- dice ----------------------------------------------------------------------------
 
+    def _unlocks_now(self, game: Game) -> list[dict[str, Any]]:
+        """Tell the unlocks that waited for a golden mask the engine now has beside them."""
+        told: list[dict[str, Any]] = []
+        for player_id, (count, change) in list(self.unlocks_waiting.items()):
+            player = game.players.get(player_id)
+            if player is None or player.escaped or not player.locked:
+                del self.unlocks_waiting[player_id]
+                continue
+            unlock = self._unlock_only(game, player_id, min(count, player.locked), change)
+            if unlock:
+                del self.unlocks_waiting[player_id]
+                self.waiting.pop(player_id, None)
+                told += unlock
+        return told
+
+    def _wait_for_helper(self, player_id: str, count: int, change: Settled) -> None:
+        """An unlock no golden mask explains yet: keep it until the engine has one."""
+        self.unlocks_waiting[player_id] = (count, change)
+        self.waiting[player_id] = (
+            f"{player_id}: {NO_HELPER}: waiting for the roll that shows it, or enter the unlock"
+        )
+
     def _dice(self, game: Game, change: Settled) -> list[dict[str, Any]]:
         player_id = str(change.key[1])
         faces = tuple(change.value)
@@ -187,9 +219,12 @@ class EventMaker:
         elif change.rolled or player_id not in self.last_faces:
             self.unreported.setdefault(player_id, len(game.accepted))
         if len(faces) != player.dice:
+            if player_id in self.unreported and len(faces) < player.dice:
+                self._partial[player_id] = faces
             self.waiting[player_id] = f"{player_id}: {len(faces)} of {player.dice} dice seen"
             return []
         self.waiting.pop(player_id, None)
+        partial = self._partial.pop(player_id, None)
         one_die = one_die_event(game, player)
         if one_die is not None:
             return self._one_die(game, player_id, faces, change, one_die)
@@ -199,10 +234,16 @@ class EventMaker:
             # Only black masks were picked up and put back (a roll moves the other dice too),
             # even if a still die reads differently now: a golden mask freed them.
             self._reported(player_id, faces)
-            return self._unlock_only(game, player_id, freed, change)
+            unlock = self._unlock_only(game, player_id, freed, change)
+            if not unlock:
+                self._wait_for_helper(player_id, freed, change)
+            return unlock
         if not self._rolled(game, player_id, faces):
             return []
         events = self._roll_events(game, player_id, faces, change)
+        after = _masks_put_back(faces, partial, change.moved) if partial is not None else 0
+        if after:  # rolled while a die was out of sight, then black masks alone put back
+            events += self._unlock_after(game, player_id, events, after, change)
         refused = self._refusal(game, events)
         if refused:
             legal = _legal_reading(faces, change.votes, player.locked)
@@ -217,7 +258,29 @@ class EventMaker:
             return []
         self._reading[player_id] = faces
         self.proposed.add(("dice", player_id, faces, change.since))
+        if not any(e["type"] == "unlock" for e in events):
+            self.unlocks_waiting.pop(player_id, None)
         return events
+
+    def _unlock_after(
+        self,
+        game: Game,
+        player_id: str,
+        roll: list[dict[str, Any]],
+        count: int,
+        change: Settled,
+    ) -> list[dict[str, Any]]:
+        """The unlock of `count` black masks put back after the roll (the engine's game after
+        it tells who has a golden mask beside the player); none known yet: it waits."""
+        trial = game.copy()
+        for event in roll:
+            if not trial.apply(event).ok:
+                return []
+        locked = trial.players[player_id].locked
+        unlock = self._unlock_only(trial, player_id, min(count, locked), change) if locked else []
+        if locked and not unlock:
+            self._wait_for_helper(player_id, count, change)
+        return unlock
 
     def _rolled(self, game: Game, player_id: str, faces: tuple[str, ...]) -> bool:
         """Tell whether the settled dice are a roll not reported yet: dice that still lie where
@@ -508,6 +571,16 @@ def _held_note(event: dict[str, Any]) -> str:
     """The `waiting` key of a piece event held back because the engine refuses it now."""
     subject = event.get("player") or ",".join(str(v) for v in event.get("cell", ()))
     return f"held {event['type']} {subject}"
+
+
+def _masks_put_back(faces: tuple[str, ...], partial: tuple[str, ...], moved: Sequence[str]) -> int:
+    """Return how many black masks alone were put elsewhere since a roll was read with dice out
+    of sight (`partial`), the dice that came into sight aside (0: something else moved too)."""
+    came = Counter(faces) - Counter(partial)
+    if sum(came.values()) != len(faces) - len(partial):
+        return 0  # not the same dice plus some: read differently meanwhile
+    rest = Counter(moved) - came
+    return rest[BLACK_MASK] if rest and set(rest) == {BLACK_MASK} else 0
 
 
 def _legal_reading(
