@@ -2,10 +2,9 @@
 
 `render_crop(seed, index, look, imgsz)` draws one small patch of table in frame pixels (see
 `crop_scene`): a die showing one of the five faces, seen from above with a little perspective,
-with neighbours (a quarter of the flat dice in a cluster of touching ones), a finger over it,
-gems or tile art around, under a random light and camera (`crop_effects`); or something that is
-no die (tile art, which prints the same icons, gems, hands, figures, tile backs, clutter, bare
-table, the gap between two dice, a die's edge). A
+with neighbours, a finger over it, gems or tile art around, under a random light and camera
+(`crop_effects`); or something that is no die (tile art, which prints the same icons, gems,
+hands, figures, tile backs, clutter, bare table, the gap between two dice, a die's edge). A
 localiser box around the object is jittered (centre up to 15 % of its side, size +-20 %) and the
 crop is cut from the patch exactly as `vision.perception.face_reader` cuts it from a frame, then
 turned by a random quarter turn. A die leaning on a neighbour (tipped 12-40 degrees, as dice come
@@ -67,10 +66,6 @@ TOP_SHARE = 1.5
 in the image (a die tipped toward the camera, or far off its axis, shows a side as much)."""
 LEANING = 0.3
 """Share of the readable die crops whose die leans on a neighbour."""
-CLUSTERED = 0.25
-"""Share of the other readable die crops whose die lies in a cluster: two to four neighbours,
-every one touching it (a roll often lands so; the localiser's box then takes in a neighbour's
-edge, and the reader must read the die in the middle)."""
 LEAN_TILT = (12.0, 40.0)
 """How far a leaning die is tipped (the game renderer leans dice 12-38 degrees)."""
 LEAN_SHARE = 0.5
@@ -351,7 +346,6 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
         info["under"] = draw_clutter(patch.canvas, patch.view, rng, patch.new_id())
     tilt = 0.0
     leaning = how == "read" and rng.random() < LEANING
-    clustered = False
     if how == "tilt":
         tilt = rng.uniform(*TIPPED)
     elif leaning:
@@ -367,12 +361,8 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
         others = [support, *_neighbours(patch, centre, count, taken=[support[1].centre[:2]])]
     else:
         target = _add_die(patch, face, centre, tilt)
-        clustered = how == "read" and rng.random() < CLUSTERED
-        if clustered:
-            others = _neighbours(patch, centre, int(rng.integers(2, 5)), touch=1.0)
-        else:
-            count = int(rng.choice(4, p=[0.4, 0.3, 0.18, 0.12]))
-            others = _neighbours(patch, centre, count)
+        count = int(rng.choice(4, p=[0.4, 0.3, 0.18, 0.12]))
+        others = _neighbours(patch, centre, count)
     gems = []
     if rng.random() < 0.12:
         angle = rng.uniform(0, 2 * math.pi)
@@ -414,7 +404,7 @@ def _die_scene(patch: _Patch, info: dict[str, Any], unknown: bool) -> tuple[np.n
     info.update(face=face, tilt=round(tilt, 1), motion=round(motion, 1), seen=round(seen, 2))
     share = top_share(patch.view.camera, target[1], DIE_MM)
     info.update(swapped=patch.paint.swapped, neighbours=len(others), top_share=round(share, 2))
-    info.update(leaning=leaning, clustered=clustered, how=how)
+    info.update(leaning=leaning, how=how)
     least_share = LEAN_SHARE if leaning else TOP_SHARE
     readable = how == "read" and seen >= READABLE and share >= least_share and box is not None
     if box is None:

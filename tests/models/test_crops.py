@@ -123,10 +123,3 @@ def test_unreadable_tipped_dice_are_tipped_beyond_any_leaning_die():
     tipped = [c for c in crops if c.info["how"] == "tilt"]  # the others are smeared or covered
     assert tipped and all(TIPPED[0] <= c.info["tilt"] <= TIPPED[1] for c in tipped)
     assert TIPPED[0] > LEAN_TILT[1]
-
-
-def test_some_flat_dice_lie_in_a_cluster_of_touching_neighbours():
-    dice = [render_crop(8, i, TRAIN_LOOK, 40, kind="die").info for i in range(80)]
-    clustered = [info for info in dice if info["clustered"]]
-    assert 5 <= len(clustered) <= 40
-    assert all(info["neighbours"] >= 2 and not info["leaning"] for info in clustered)
