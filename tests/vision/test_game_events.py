@@ -87,3 +87,15 @@ def test_the_whole_pipeline_plays_a_game_video_in_real_time(game_folder: Path) -
     assert result.memory_mb and max(result.memory_mb) < 4000
     assert result.accepted == result.score.recovered + result.score.spurious
     assert result.score.rejected == len(result.rejected)
+
+
+def test_a_roll_seen_once_is_the_roll_it_came_soonest_after() -> None:
+    truth = [
+        {"type": "dice", "player": "red", "faces": ["key", "torch"], "t": 3.0},  # never seen
+        {"type": "dice", "player": "red", "faces": ["torch", "key"], "t": 7.0},
+    ]
+    seen = [(7.2, {"type": "dice", "player": "red", "faces": ["key", "torch"]})]
+    result = score(truth, seen, minutes=0.5)
+    assert (result.recovered, result.spurious) == (1, 0)
+    assert result.missed == [truth[0]]
+    assert result.change_latencies == [pytest.approx(0.2)]

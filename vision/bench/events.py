@@ -198,7 +198,7 @@ def score(
     end_t: float | None = None,
     warmup: float = 0.0,
 ) -> Score:
-    """Match the events the engine accepted (video time, event) to true ones by key, in order.
+    """Match the events the engine accepted (video time, event) to true ones by key (`_pairs`).
 
     True events after `end_t - END_GRACE` (the video's last moments) are not counted, and
     neither is seeing them; those before `warmup` count for recovery but not in the change
@@ -207,19 +207,21 @@ def score(
     last = float("inf") if end_t is None else end_t - END_GRACE
     late = [e for e in truth if e.get("type") in COUNTED and float(e.get("t", 0.0)) > last]
     truth = [e for e in truth if e.get("type") in COUNTED and float(e.get("t", 0.0)) <= last]
+    pairs = _pairs(truth, seen)
+    late_pairs = _pairs(late, seen, set(pairs.values()))  # seeing one in time is no spurious one
     used = [False] * len(seen)
+    for j in [*pairs.values(), *late_pairs.values()]:
+        used[j] = True
     result = Score(len(truth), 0, 0, minutes, warmup=warmup, counted=list(truth))
-    for event in truth:
-        latency = _match(event, seen, used)
-        if latency is None:
+    for i, event in enumerate(truth):
+        if i not in pairs:
             result.missed.append(event)
             continue
+        latency = max(0.0, seen[pairs[i]][0] - float(event.get("t", 0.0)))
         result.recovered += 1
         result.latencies.append(latency)
         if float(event.get("t", 0.0)) >= warmup:
             result.change_latencies.append(latency)
-    for event in late:  # not counted, so seeing it in time is no spurious event either
-        _match(event, seen, used)
     result.extra = [e for (_, e), u in zip(seen, used, strict=True) if not u]
     result.spurious = len(result.extra)
     result.misread_rolls = sum(
@@ -260,17 +262,29 @@ def summarise(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _match(
-    event: dict[str, Any], seen: Sequence[tuple[float, dict[str, Any]]], used: list[bool]
-) -> float | None:
-    """Mark the first unused seen event that is the true `event` in time; return its latency."""
-    key, t = event_key(event), float(event.get("t", 0.0))
-    for i, (seen_t, candidate) in enumerate(seen):
-        in_time = TIME_WINDOW[0] <= seen_t - t <= TIME_WINDOW[1]
-        if not used[i] and in_time and event_key(candidate) == key:
-            used[i] = True
-            return max(0.0, seen_t - t)
-    return None
+def _pairs(
+    truth: Sequence[dict[str, Any]],
+    seen: Sequence[tuple[float, dict[str, Any]]],
+    taken: set[int] | None = None,
+) -> dict[int, int]:
+    """Pair true events (index) with seen ones (index, none of `taken`) that are the same event
+    in time, each at most once, the pairs closest in time first: a roll seen once, when a player
+    rolled the same faces twice within the window, is the roll it came soonest after, not the
+    older one."""
+    candidates = sorted(
+        (abs(seen_t - float(event.get("t", 0.0))), i, j)
+        for i, event in enumerate(truth)
+        for j, (seen_t, candidate) in enumerate(seen)
+        if TIME_WINDOW[0] <= seen_t - float(event.get("t", 0.0)) <= TIME_WINDOW[1]
+        and event_key(candidate) == event_key(event)
+    )
+    pairs: dict[int, int] = {}
+    taken = set(taken or ())
+    for _, i, j in candidates:
+        if i not in pairs and j not in taken:
+            pairs[i] = j
+            taken.add(j)
+    return pairs
 
 
 def observation_from_truth(frame: dict[str, Any], grid: Grid | None = None) -> Observation:
