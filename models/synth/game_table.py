@@ -21,6 +21,7 @@ from models.synth.layout import (
     _lean,
     _start_spot,
     _zones,
+    cubes_touch,
 )
 from models.synth.scene import (
     Chamber,
@@ -339,8 +340,20 @@ def lay_dice(
                 break
     resting = [d for d in dice if d.state == "rest"]
     if len(resting) > 1 and rng.random() < 0.25:
-        _lean(rng, settings, resting[-1], resting[0])
+        _lean_if_room(rng, settings, resting[-1], resting[0], [*keep, *dice])
     return dice
+
+
+def _lean_if_room(
+    rng: np.random.Generator, settings: SynthSettings, die: Die, support: Die, around: list[Die]
+) -> None:
+    """Lean `die` on `support`, unless it would then pass into a die of `around` (sliding in
+    toward its support it may cross a third die, or never meet the support's sampled edges):
+    then it stays where it lay, flat. A die inside another is nothing a camera can see."""
+    centre, rotation = die.centre.copy(), die.rotation.copy()
+    _lean(rng, settings, die, support)
+    if any(cubes_touch(die, other, settings.die_mm) for other in around if other is not die):
+        die.centre, die.rotation, die.state = centre, rotation, "rest"
 
 
 def escape_spot(rng: np.random.Generator, table: GameTable, zone: Zone) -> tuple[float, float]:

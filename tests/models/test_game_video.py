@@ -298,3 +298,22 @@ def test_bundled_demo_replays_and_fits_its_calibration():
     assert sorted(z.player for z in calibration.zones) == sorted(record[0]["players"])
     truth = json.loads((data / "demo-truth.json").read_text())
     assert truth["video"] == "demo-game.mp4" and truth["frames"] == frames
+
+
+def test_a_leaning_die_never_passes_into_another_die() -> None:
+    from models.synth.game_table import build_table, lay_dice
+    from models.synth.layout import cubes_touch
+
+    settings = SynthSettings()
+    rng = np.random.default_rng(5)
+    zone = build_table(rng, settings, 5, 0).scene.zones[0]
+    wood = (0.8, 0.6, 0.4)
+    leaning = 0
+    for _ in range(150):
+        kept = lay_dice(rng, settings, zone, ["black_mask", "black_mask"], [], wood)
+        dice = lay_dice(rng, settings, zone, ["adventurer", "key", "torch"], kept, wood)
+        for die in (d for d in dice if d.state == "leaning"):
+            leaning += 1
+            others = [o for o in [*kept, *dice] if o is not die]
+            assert not any(cubes_touch(die, o, settings.die_mm) for o in others)
+    assert leaning >= 10  # dice still lean where there is room
