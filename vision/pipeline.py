@@ -69,12 +69,11 @@ class Pipeline:
         if game is not None:  # the rules may have moved chambers: the camera's grid follows
             placed = list(game.temple)
             start_cell = next((p.cell for p in placed if p.tile.kind == "start"), None)
-            crowd = Counter(p.cell for p in game.players.values() if p.inside and p.cell)
             standing = {
                 pid: p.cell for pid, p in game.players.items() if p.inside and p.cell is not None
             }
             layout = {p.cell: p.tile.tile_id for p in placed}
-            self.scene.follow(layout, start_cell, crowd, standing)
+            self.scene.follow(layout, start_cell, Counter(standing.values()), standing)
         else:
             self.scene.temple_size = None
         observation = self.scene.observe(

@@ -81,11 +81,11 @@ class SceneReader:
         }
         self._zone_masks: dict[tuple[str, tuple[int, ...], int], np.ndarray] = {}
         self._dice_area: dict[str, np.ndarray] = {}
+        """Per player: boxes (px) around the dice, grown by a die's side; while the zone is
+        busy, the boxes of where dice lay before are kept too (a hand may hide them)."""
         self._figure_tracker = FigureTracker()
         self._standing: dict[str, Cell] = {}
         """Where the engine has each player's figure (`follow` says)."""
-        """Per player: boxes (px) around the dice, grown by a die's side; while the zone is
-        busy, the boxes of where dice lay before are kept too (a hand may hide them)."""
         self._tile_cache: dict[Cell, SeenTile] = {}
         self._unreadable: set[Cell] = set()
         self._probed: set[tuple[int, int]] = set()
