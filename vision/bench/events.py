@@ -7,7 +7,7 @@ import json
 import resource
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from vision.sources.open import open_source
 from vision.stages.events import EventMaker
 from vision.stages.grid import Grid
 from vision.stages.observation import Observation, SeenDie, SeenTile
+from vision.stages.pairing import closest_first
 from vision.stages.scene import SceneReader
 from vision.stages.stability import Stabiliser
 from vision.stages.tile_reader import EnrolledTileReader
@@ -265,26 +266,22 @@ def summarise(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def _pairs(
     truth: Sequence[dict[str, Any]],
     seen: Sequence[tuple[float, dict[str, Any]]],
-    taken: set[int] | None = None,
+    taken: Iterable[int] = (),
 ) -> dict[int, int]:
     """Pair true events (index) with seen ones (index, none of `taken`) that are the same event
     in time, each at most once, the pairs closest in time first: a roll seen once, when a player
     rolled the same faces twice within the window, is the roll it came soonest after, not the
     older one."""
-    candidates = sorted(
-        (abs(seen_t - float(event.get("t", 0.0))), i, j)
-        for i, event in enumerate(truth)
-        for j, (seen_t, candidate) in enumerate(seen)
-        if TIME_WINDOW[0] <= seen_t - float(event.get("t", 0.0)) <= TIME_WINDOW[1]
-        and event_key(candidate) == event_key(event)
+    return closest_first(
+        (
+            (abs(seen_t - float(event.get("t", 0.0))), i, j)
+            for i, event in enumerate(truth)
+            for j, (seen_t, candidate) in enumerate(seen)
+            if TIME_WINDOW[0] <= seen_t - float(event.get("t", 0.0)) <= TIME_WINDOW[1]
+            and event_key(candidate) == event_key(event)
+        ),
+        taken,
     )
-    pairs: dict[int, int] = {}
-    taken = set(taken or ())
-    for _, i, j in candidates:
-        if i not in pairs and j not in taken:
-            pairs[i] = j
-            taken.add(j)
-    return pairs
 
 
 def observation_from_truth(frame: dict[str, Any], grid: Grid | None = None) -> Observation:

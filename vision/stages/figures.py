@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.stages.pairing import closest_first
+
 FIGURE_RGB: dict[str, tuple[float, float, float]] = {
     "red": (0.78, 0.08, 0.07),
     "blue": (0.08, 0.22, 0.75),
@@ -103,16 +105,9 @@ class FigureTracker:
         reach = (boxes_px[:, 2:] - boxes_px[:, :2]).max(axis=1, initial=0.0) / 2
         known = np.array([k.centre for k in self.tracks]).reshape(-1, 2)
         distances = np.linalg.norm(centres[:, None, :] - known[None, :, :], axis=2)
-        pairs = sorted(
-            (float(distances[i, j]), int(i), int(j))
-            for i, j in zip(*np.nonzero(distances <= reach[:, None]), strict=True)
-        )
-        track_of: dict[int, _Track] = {}
-        used: set[int] = set()
-        for _, i, j in pairs:
-            if i not in track_of and j not in used:
-                track_of[i] = self.tracks[j]
-                used.add(j)
+        near = zip(*np.nonzero(distances <= reach[:, None]), strict=True)
+        pairs = closest_first((float(distances[i, j]), int(i), int(j)) for i, j in near)
+        track_of = {i: self.tracks[j] for i, j in pairs.items()}
         for i in range(len(centres)):
             track = track_of.get(i)
             if track is None:
