@@ -199,12 +199,18 @@ class EventMaker:
                 told += unlock
         return told
 
-    def _wait_for_helper(self, player_id: str, count: int, change: Settled) -> None:
-        """An unlock no golden mask explains yet: keep it until the engine has one."""
-        self.unlocks_waiting[player_id] = (count, change)
-        self.waiting[player_id] = (
-            f"{player_id}: {NO_HELPER}: waiting for the roll that shows it, or enter the unlock"
-        )
+    def _unlock_or_wait(
+        self, game: Game, player_id: str, count: int, change: Settled
+    ) -> list[dict[str, Any]]:
+        """The unlock of `count` black masks; when no golden mask the engine knows of explains
+        it yet, none now: it waits (`unlocks_waiting`) until the engine has one."""
+        unlock = self._unlock_only(game, player_id, count, change)
+        if not unlock:
+            self.unlocks_waiting[player_id] = (count, change)
+            self.waiting[player_id] = (
+                f"{player_id}: {NO_HELPER}: waiting for the roll that shows it, or enter the unlock"
+            )
+        return unlock
 
     def _dice(self, game: Game, change: Settled) -> list[dict[str, Any]]:
         player_id = str(change.key[1])
@@ -234,10 +240,7 @@ class EventMaker:
             # Only black masks were picked up and put back (a roll moves the other dice too),
             # even if a still die reads differently now: a golden mask freed them.
             self._reported(player_id, faces)
-            unlock = self._unlock_only(game, player_id, freed, change)
-            if not unlock:
-                self._wait_for_helper(player_id, freed, change)
-            return unlock
+            return self._unlock_or_wait(game, player_id, freed, change)
         if not self._rolled(game, player_id, faces):
             return []
         events = self._roll_events(game, player_id, faces, change)
@@ -277,10 +280,7 @@ class EventMaker:
             if not trial.apply(event).ok:
                 return []
         locked = trial.players[player_id].locked
-        unlock = self._unlock_only(trial, player_id, min(count, locked), change) if locked else []
-        if locked and not unlock:
-            self._wait_for_helper(player_id, count, change)
-        return unlock
+        return self._unlock_or_wait(trial, player_id, min(count, locked), change) if locked else []
 
     def _rolled(self, game: Game, player_id: str, faces: tuple[str, ...]) -> bool:
         """Tell whether the settled dice are a roll not reported yet: dice that still lie where
