@@ -46,7 +46,7 @@ from models.synth.crop_scene import (
     place_hand,
     random_hand,
 )
-from models.synth.draw_dice import die_shadow
+from models.synth.draw_dice import die_shadow, far_to_near
 from models.synth.draw_props import draw_figure, draw_gem, draw_hand, gem_shadow, hand_shadow
 from models.synth.draw_trinkets import SMALL_KINDS, draw_trinket, random_trinket, trinket_shadow
 from models.synth.layout import slide_to_touch
@@ -253,8 +253,10 @@ def _centre_box(patch: _Patch) -> np.ndarray:
 
 
 def _draw_dice(patch: _Patch, dice: list[tuple[int, Die, DiePaint]], motion: float = 0.0) -> None:
-    """Draw dice (the first may be smeared by `motion` px)."""
-    for k, (obj, die, paint) in enumerate(dice):
+    """Draw dice, the farthest from the camera first (the first die listed may be smeared by
+    `motion` px)."""
+    for k in far_to_near([die for _, die, _ in dice], patch.view.camera):
+        obj, die, paint = dice[k]
         smear = (0.0, 0.0)
         if k == 0 and motion > 0:
             a = patch.rng.uniform(0, 2 * math.pi)

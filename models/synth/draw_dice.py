@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,20 @@ def _face_texture(
     a = icon_alpha[..., None]
     rgb = (base * (1 - a) + icon * a) * shade[..., None]
     return rgb, alpha
+
+
+FLAT_TILT = 10.0
+"""A die at rest tipped less than this (degrees) lies flat on the table; more: it leans."""
+
+
+def far_to_near(dice: Sequence[Die], camera: Camera) -> list[int]:
+    """Return the dice's indices in the order to paint them: flat dice the farthest from the
+    camera first, so that a nearer die hides the side of a die it touches, never the other way
+    round (in any other order a die's side may be drawn over its neighbour's top); then raised
+    dice (leaning on a neighbour, or in the air) the same way, as they lie over the flat ones."""
+    flat = [die.at_rest and die.top()[1] < FLAT_TILT for die in dice]
+    distance = [float(np.linalg.norm(die.centre - camera.centre)) for die in dice]
+    return sorted(range(len(dice)), key=lambda i: (not flat[i], -distance[i]))
 
 
 def draw_die(

@@ -10,7 +10,7 @@ import numpy as np
 from art.tiles import tile_texture
 from models.synth.camera import Camera
 from models.synth.canvas import Canvas, Layer
-from models.synth.draw_dice import die_shadow, draw_die
+from models.synth.draw_dice import die_shadow, draw_die, far_to_near
 from models.synth.draw_props import (
     TILE_TEXTURE,
     chamber_quad,
@@ -97,7 +97,7 @@ class Painter:
             draw_flat(canvas, cam, quad, tile_texture(chamber.tile, TILE_TEXTURE), 0)
         for figure in moving.figures:
             draw_figure(canvas, cam, figure, s.figure_mm, light, 0)
-        for die in sorted(moving.dice, key=lambda d: d.centre[2]):
+        for die in (moving.dice[i] for i in far_to_near(moving.dice, cam)):
             draw_die(canvas, cam, die, s.die_mm, light, 0)
         if moving.hands:
             hands = [(p, 1.0) for shot in moving.hands for p in hand_shadow(cam, shot.now(), light)]
@@ -122,7 +122,7 @@ class Painter:
         used: set[int] = set()
         for gem in still.gems:
             self._piece(canvas, gem, used, lambda c, g=gem: draw_gem(c, cam, g, s.gem_mm, 0))
-        for die in sorted(still.dice, key=lambda d: d.centre[2]):
+        for die in (still.dice[i] for i in far_to_near(still.dice, cam)):
             self._piece(canvas, die, used, lambda c, d=die: draw_die(c, cam, d, s.die_mm, light, 0))
         for figure in still.figures:
             self._piece(

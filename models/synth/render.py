@@ -11,7 +11,7 @@ import numpy as np
 from art.tiles import depot_texture, tile_back_texture, tile_texture
 from models.synth.canvas import Canvas, Layer
 from models.synth.draw_clutter import FLAT_KINDS, draw_tall, flat_quad, flat_texture, tall_shadow
-from models.synth.draw_dice import die_shadow, draw_die
+from models.synth.draw_dice import die_shadow, draw_die, far_to_near
 from models.synth.draw_props import (
     TILE_TEXTURE,
     chamber_quad,
@@ -127,9 +127,7 @@ def render_scene(scene: Scene, rng: np.random.Generator) -> Rendered:
         draw_trinket(canvas, cam, scene.clutter[k], light, rng, new("clutter", k))
     for k, gem in enumerate(scene.gems):
         draw_gem(canvas, cam, gem, s.gem_mm, new("gem", k))
-    order = sorted(
-        range(len(scene.dice)), key=lambda i: (not scene.dice[i].at_rest, scene.dice[i].centre[2])
-    )
+    order = far_to_near(scene.dice, cam)
     flying = [i for i in order if not scene.dice[i].at_rest]
     for i in (i for i in order if scene.dice[i].at_rest):
         obj = new("die", i)

@@ -12,10 +12,13 @@ import cv2
 import numpy as np
 import pytest
 
-from models.synth.camera import Camera
+from models.synth.camera import Camera, random_camera
+from models.synth.canvas import Canvas
 from models.synth.dataset import encode_frame, split_of
+from models.synth.draw_dice import draw_die, face_quads, far_to_near
 from models.synth.frame import render_frame
 from models.synth.labels import DETECTION_NAMES, LEANING_TILT, MIN_VISIBLE, READABLE_TILT
+from models.synth.scene import DIE_NORMALS, Die
 from models.synth.settings import SynthSettings
 from templecam.commands import synth
 from templecam.errors import UserError
@@ -363,3 +366,42 @@ def test_the_held_out_look_is_one_training_frames_never_show() -> None:
         cherry = np.array(WOODS["cherry"])
         for die in held_out.dice:
             assert np.abs(cherry - np.array(die.wood)).max(axis=1).min() < 0.07
+
+
+def _top_ids(order: list[int], dice: list, camera: Camera) -> np.ndarray:
+    """Paint the dice in `order`; return the object ids inside the first die's top face."""
+    canvas = Canvas(np.zeros((camera.height, camera.width, 3), np.float32))
+    light = np.array([0.0, 0.0, 1.0])
+    for i in order:
+        draw_die(canvas, camera, dice[i], 16.0, light, i + 1)
+    top = face_quads(dice[0], 16.0)[int(np.argmax(DIE_NORMALS[:, 2]))]
+    inner = top.mean(axis=0) + 0.7 * (top - top.mean(axis=0))  # clear of the rounded edges
+    mask = np.zeros(canvas.ids.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(camera.project(inner)).astype(np.int32), 1)
+    return canvas.ids[mask > 0]
+
+
+def test_a_die_is_painted_before_the_nearer_die_it_touches():
+    """Two flat dice touching far off the camera's axis: the nearer one's top shows whole (the
+    farther one's side lies behind it); painted the other way round, the side covers it."""
+    camera = random_camera(np.random.default_rng(3), SynthSettings(width=960, height=540))
+    foot = camera.centre[:2]
+    away = np.array([1.0, 0.6]) / np.linalg.norm([1.0, 0.6])
+    near_xy = foot + away * 420.0
+    wood = (0.8, 0.7, 0.5)
+    dice = [
+        Die(0, "rest", np.array([*near_xy, 8.0]), np.eye(3), wood, 0),
+        Die(0, "rest", np.array([*(near_xy + away * 17.0), 8.0]), np.eye(3), wood, 0),
+    ]
+    order = far_to_near(dice, camera)
+    assert order == [1, 0]
+    assert (_top_ids(order, dice, camera) == 1).all()
+    assert (_top_ids([0, 1], dice, camera) == 2).any()  # the case the order is for
+
+
+def test_a_leaning_die_is_painted_over_the_flat_dice():
+    camera = random_camera(np.random.default_rng(3), SynthSettings(width=960, height=540))
+    tipped = np.array([[1.0, 0.0, 0.0], [0.0, 0.8, -0.6], [0.0, 0.6, 0.8]])  # 37 degrees
+    near = Die(0, "rest", np.array([*camera.centre[:2], 8.0]), np.eye(3), (0.8, 0.7, 0.5), 0)
+    leaning = Die(0, "leaning", np.array([*(camera.centre[:2] + 200), 12.0]), tipped, near.wood, 0)
+    assert far_to_near([leaning, near], camera) == [1, 0]
