@@ -496,3 +496,23 @@ def test_black_masks_put_back_after_a_roll_read_with_a_die_hidden_are_the_roll_t
     assert table.events[1]["faces"] == sorted(faces)
     assert table.events[2] == {**table.events[2], "player": "red", "count": 1}
     assert all(table.verdicts) and table.game.players["red"].locked == 0
+
+
+def test_a_neighbour_with_black_masks_of_his_own_keeps_his_only_golden_mask() -> None:
+    """Red's black masks put back beside blue (a golden mask, and a black mask locked) and
+    green (a golden mask, nothing locked): green freed them; blue keeps his for himself."""
+    table = Table(("red", "blue", "green"))
+    table.roll("blue", ("golden_mask", "black_mask", "adventurer", "key", "torch"))
+    table.roll("green", ("golden_mask", "adventurer", "key", "torch", "torch"))
+    table.roll("red", ("black_mask", "black_mask", "adventurer", "key", "torch"))
+    lying = list(table.dice["red"])
+    table.busy.add("red")
+    table.show(3)
+    table.busy.discard("red")
+    for i in (0, 1):
+        lying[i] = SeenDie("black_mask", (lying[i].xy_mm[0], 90.0), 0.9)
+    table.dice["red"] = tuple(lying)
+    table.show()
+    assert [e["type"] for e in table.events] == ["dice", "dice", "dice", "unlock"]
+    assert table.events[3] == {**table.events[3], "player": "red", "count": 2, "by": "green"}
+    assert all(table.verdicts) and table.game.players["blue"].showing["golden_mask"] == 1

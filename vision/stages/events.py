@@ -370,14 +370,20 @@ class EventMaker:
 
     @staticmethod
     def _golden_helper(game: Game, player_id: str) -> str | None:
-        """Who used a golden mask to free the player's black masks: the player, or a neighbour."""
+        """Who used a golden mask to free the player's black masks: the player, or a neighbour,
+        one with a golden mask to spare first (a neighbour with black masks of his own locked
+        keeps his only golden mask for them)."""
         player = game.players[player_id]
         if player.showing[GOLDEN_MASK]:
             return player_id
-        for other in game.players_in(player.cell) if player.cell is not None else []:
-            if other.player_id != player_id and other.showing[GOLDEN_MASK]:
-                return other.player_id
-        return None
+        others = [
+            other
+            for other in (game.players_in(player.cell) if player.cell is not None else [])
+            if other.player_id != player_id and other.showing[GOLDEN_MASK]
+        ]
+        spare = [o for o in others if o.showing[GOLDEN_MASK] > (1 if o.locked else 0)]
+        chosen = spare or others
+        return chosen[0].player_id if chosen else None
 
     # ----- temple --------------------------------------------------------------------------
 
