@@ -7,6 +7,7 @@ import pytest
 
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
+from vision.perception.classes import DIE_CLASSES
 from vision.perception.detections import Detections
 from vision.perception.detector import Detector
 from vision.perception.shipped import BASELINE as SHIPPED_BASELINE
@@ -188,3 +189,54 @@ def test_the_gate_reports_the_pixels_that_moved(detector: Detector, frame: np.nd
     assert len(moving.moving) == 2
     still = gate.process(changed, 0.1 + MotionSettings().still_seconds + 0.05)
     assert still.motion is not None and not still.motion.mask.any()
+
+
+class MissesDiceInWindows:
+    """The real detector, but a window re-detected misses every die in it (as one may miss a
+    die cut by the window's border or shaded by a hand beside it)."""
+
+    def __init__(self, detector: Detector, frame_shape: tuple[int, ...]) -> None:
+        self.detector = detector
+        self.frame_shape = frame_shape
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        found = self.detector.detect(image)
+        if image.shape == self.frame_shape:
+            return found
+        names = np.array(found.class_names)[found.class_id]
+        return found[~np.isin(names, DIE_CLASSES)]
+
+
+def _a_die(detections: Detections, shape: tuple[int, ...]) -> np.ndarray:
+    """The box of a confidently found die well inside the frame."""
+    names = np.array(detections.class_names)[detections.class_id]
+    h, w = shape[:2]
+    for box, name, conf in zip(detections.xyxy, names, detections.confidence, strict=True):
+        x0, y0 = box[:2]
+        if name in DIE_CLASSES and conf > 0.5 and 200 < x0 < w - 300 and 200 < y0 < h - 300:
+            return box
+    raise AssertionError("the rendered frame shows a die well inside it")
+
+
+def _has_box(detections: Detections, box: np.ndarray) -> bool:
+    return bool((np.abs(detections.xyxy - box).max(axis=1) < 1).any())
+
+
+def test_a_die_whose_picture_did_not_change_outlives_a_window_that_misses_it(
+    detector: Detector, frame: np.ndarray
+) -> None:
+    gate = MotionGate(MissesDiceInWindows(detector, frame.shape))
+    die = _a_die(gate.process(frame, 0.0).detections, frame.shape)
+    x1, y0 = int(die[2]), int(die[1])
+    changed = frame.copy()
+    changed[y0 : y0 + 30, x1 + 12 : x1 + 42] = (30, 200, 240)  # something put down beside it
+    gate.process(changed, 0.2)
+    result = gate.process(changed, 0.2 + MotionSettings().still_seconds + 0.05)
+    window = result.windows[0]
+    assert window[0] <= die[0] and die[2] <= window[2]  # re-detected over the die, which it missed
+    assert _has_box(result.detections, die)
+    gone = changed.copy()
+    gone[int(die[1]) - 4 : int(die[3]) + 4, int(die[0]) - 4 : int(die[2]) + 4] = frame[5, 5]
+    gate.process(gone, 1.0)  # the die is picked up: its picture changed, and no window finds it
+    result = gate.process(gone, 1.0 + MotionSettings().still_seconds + 0.05)
+    assert result.windows and not _has_box(result.detections, die)

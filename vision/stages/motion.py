@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.perception.detections import Detections
+from vision.perception.detections import Detections, box_iou
 from vision.perception.tiling import tile_grid
 
 DetectFn = Callable[[np.ndarray], Detections]
@@ -181,6 +181,7 @@ class MotionGate:
             count += 1
         windows = candidates[:count]
         stale = [self._dirty_box(still_dirty, window) for window in candidates[count:]]
+        changed_before = self._dirty.copy()
         found = []
         for x0, y0, x1, y1 in windows:
             part = self.detect(frame[y0:y1, x0:x1])
@@ -193,7 +194,7 @@ class MotionGate:
             found.append(shifted[_centre_inside(shifted, (x0, y0, x1, y1), w, h, s.margin // 2)])
             self._clean((x0, y0, x1, y1), small)
         new = Detections.concatenate(found).nms(DUPLICATE_IOU) if len(found) > 1 else found[0]
-        kept = self._keep_outside(self._detections, windows, w, h)
+        kept = self._keep_outside(self._detections, windows, w, h, changed_before, new)
         self._detections = Detections.concatenate([kept, new]).sorted()
         return GateResult(
             self._detections, tuple(windows), False, tuple(moving), tuple(stale), motion
@@ -335,12 +336,26 @@ class MotionGate:
         return boxes
 
     def _keep_outside(
-        self, detections: Detections, windows: Sequence[Window], w: int, h: int
+        self,
+        detections: Detections,
+        windows: Sequence[Window],
+        w: int,
+        h: int,
+        changed: np.ndarray,
+        new: Detections,
     ) -> Detections:
-        """Keep the old boxes whose centre lies outside every re-detected window's inner part."""
+        """Keep the old boxes whose centre lies outside every re-detected window's inner part,
+        and those inside whose picture has not changed since they were found, unless a new box
+        overlaps them: a window re-detected for a change beside a die may miss the die at its
+        edge (under a hand's shadow, cut by the border), and nothing would find it again until
+        something moves there."""
         keep = np.ones(len(detections), bool)
         for window in windows:
             keep &= ~_centre_inside(detections, window, w, h, self.settings.margin // 2)
+        for i in np.flatnonzero(~keep):
+            box = detections.xyxy[i]
+            overlapped = len(new) and bool((box_iou(box[None], new.xyxy) > 0).any())
+            keep[i] = not overlapped and not self._cut(changed, _inner(box)).any()
         return detections[keep]
 
 
@@ -379,6 +394,14 @@ def _merge_small(windows: list[Window], size: int) -> list[Window]:
 
 def _area(box: Window) -> int:
     return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def _inner(box: np.ndarray, share: float = 0.5) -> Window:
+    """The middle `share` of a box (frame px, at least 1 px a side): its object's own picture."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    dx, dy = (x1 - x0) * (1 - share) / 2, (y1 - y0) * (1 - share) / 2
+    left, top = max(0, round(x0 + dx)), max(0, round(y0 + dy))
+    return left, top, max(round(x1 - dx), left + 1), max(round(y1 - dy), top + 1)
 
 
 def _centre_inside(
