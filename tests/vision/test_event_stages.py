@@ -516,3 +516,22 @@ def test_a_neighbour_with_black_masks_of_his_own_keeps_his_only_golden_mask() ->
     assert [e["type"] for e in table.events] == ["dice", "dice", "dice", "unlock"]
     assert table.events[3] == {**table.events[3], "player": "red", "count": 2, "by": "green"}
     assert all(table.verdicts) and table.game.players["blue"].showing["golden_mask"] == 1
+
+
+def test_free_dice_rolled_that_all_come_up_black_masks_are_a_roll_not_an_unlock() -> None:
+    """Red's adventurer and torch rolled again both land on black masks: two black masks lie
+    elsewhere, as when black masks are put back, but the dice gone from their places were the
+    adventurer and the torch."""
+    table = Table()
+    table.roll("red", ("black_mask", "black_mask", "black_mask", "adventurer", "torch"))
+    lying = list(table.dice["red"])
+    table.busy.add("red")
+    table.show(3)
+    table.busy.discard("red")
+    for i in (3, 4):
+        lying[i] = SeenDie("black_mask", (lying[i].xy_mm[0], 90.0), 0.9)
+    table.dice["red"] = tuple(lying)
+    table.show()
+    assert [e["type"] for e in table.events] == ["dice", "dice"]
+    assert table.events[1]["faces"] == ["black_mask"] * 5
+    assert all(table.verdicts) and table.game.players["red"].locked == 5

@@ -218,7 +218,14 @@ class EventMaker:
         player = game.players.get(player_id)
         if player is None or player.escaped:
             return []
-        masks_moved = bool(change.moved) and set(change.moved) == {BLACK_MASK} and player.locked
+        # black masks put elsewhere: an unlock, unless the dice that left their places showed
+        # other faces (free dice rolled that all came up black masks)
+        masks_moved = (
+            bool(change.moved)
+            and set(change.moved) == {BLACK_MASK}
+            and player.locked
+            and (change.left is None or set(change.left) <= {BLACK_MASK})
+        )
         out_of_sight = len(faces) < player.dice
         if masks_moved and out_of_sight:  # an unlock while a hand hid a die: seen once it is back
             self._masks_moved[player_id] = len(change.moved)

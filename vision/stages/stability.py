@@ -54,6 +54,9 @@ class Settled:
     votes: tuple[Mapping[str, float], ...] = ()
     """Dice only: each die's weighted face votes (what else it was read as), so that a reading
     the engine refuses can be looked at again (`vision.stages.events`)."""
+    left: tuple[str, ...] | None = None
+    """Dice only: the faces the dice showed, when they last settled, at the places no die lies
+    at now (what was picked up); None when unknown (fewer dice seen than then, or none before)."""
 
 
 @dataclass
@@ -165,6 +168,19 @@ class Stabiliser:
             return Counter()
         return Counter({last[1][j]: self.settings.sure_conf / 2})
 
+    def _left(self, player: str, where: np.ndarray) -> tuple[str, ...] | None:
+        """The faces the player's dice showed when they last settled at the places no die lies
+        at now; None when unknown (no settle before, or fewer dice in sight than then)."""
+        last = self._last_read.get(player)
+        if last is None or len(where) < len(last[0]):
+            return None
+        positions, faces = last
+        if not len(where):
+            return tuple(sorted(faces))
+        distances = np.linalg.norm(positions[:, None, :] - where[None, :, :], axis=2)
+        away = np.flatnonzero(distances.min(axis=1) > self.settings.moved_mm)
+        return tuple(sorted(faces[j] for j in away))
+
     def _hidden(
         self, player: str, where: np.ndarray, moved: list[int], faces_here: list[str]
     ) -> tuple[np.ndarray, list[str]]:
@@ -228,13 +244,14 @@ class Stabiliser:
         rolled = bool(moved)
         if before is not None and before.value == value and not rolled:
             return []
+        left = self._left(str(key[1]), where) if where is not None and rolled else None
         if where is not None and faces_here is not None:
             self._last_read[str(key[1])] = (
                 np.concatenate([where, hidden[0]]),
                 list(faces_here) + hidden[1],
             )
         moved_faces = tuple(sorted(faces_here[i] for i in moved)) if faces_here else ()
-        settled = Settled(key, value, run.first_t, run.conf, rolled, moved_faces, votes)
+        settled = Settled(key, value, run.first_t, run.conf, rolled, moved_faces, votes, left)
         self.settled[key] = settled
         return [settled]
 
