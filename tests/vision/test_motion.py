@@ -240,3 +240,39 @@ def test_a_die_whose_picture_did_not_change_outlives_a_window_that_misses_it(
     gate.process(gone, 1.0)  # the die is picked up: its picture changed, and no window finds it
     result = gate.process(gone, 1.0 + MotionSettings().still_seconds + 0.05)
     assert result.windows and not _has_box(result.detections, die)
+
+
+def test_a_die_landing_at_a_windows_edge_is_looked_at_again(
+    detector: Detector, frame: np.ndarray
+) -> None:
+    """A window re-detected for a change while a die still rolled near its edge: the band
+    where that die lands is looked at again once it lies still (one frame's detection so near a
+    window's border may miss it, and nothing else would look there until it moved)."""
+    still = MotionSettings().still_seconds + 0.05
+    patch = (slice(400, 460), slice(900, 960))
+    alone = MotionGate(detector.detect)
+    alone.process(frame, 0.0)
+    first = frame.copy()
+    first[patch] = (30, 200, 240)
+    alone.process(first, 0.2)
+    x0, y0, _, y1 = alone.process(first, 0.2 + still).windows[0]
+
+    def with_die(x: int) -> np.ndarray:
+        image = first.copy()
+        cy = (y0 + y1) // 2
+        image[cy - 6 : cy + 6, x - 6 : x + 6] = (240, 240, 240)  # the die, still rolling
+        return image
+
+    die_x = x0 + 46
+    gate = MotionGate(detector.detect)
+    gate.process(frame, 0.0)
+    gate.process(with_die(die_x + 8), 0.2)
+    planned = gate.process(with_die(die_x), 0.2 + still)  # the change stands still, the die not
+    left = planned.windows[0][0]
+    # the die lies well past the half margin the window takes boxes from, within its margin
+    assert left + 36 <= die_x - 6 < left + 48
+    landed = with_die(die_x)
+    looks = [gate.process(landed, 0.2 + still + 0.1 * k) for k in range(1, 4)]
+    seen = [w for look in looks for w in look.windows if w[0] + 24 <= die_x <= w[2] - 24]
+    assert seen, "a later window sees the die's place"
+    assert looks[-1].windows == ()  # and then the gate rests

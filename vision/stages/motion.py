@@ -297,14 +297,17 @@ class MotionGate:
     def _clean(self, window: Window, small: np.ndarray) -> None:
         """The window's inner part was re-detected: it shows the reference picture again.
 
-        Its outer band stays dirty (a box there was kept from before, see `_keep_outside`);
-        a neighbouring window sees it whole.
+        Its outer band, a margin wide (but at the frame's edge), stays dirty, and a later window
+        sees it whole: boxes are taken from a window only half a margin from its edge (nearer,
+        a box kept from before stays, see `_keep_outside`), and a die between the two, which
+        the detector may miss so near the border, would otherwise not be looked at again until
+        something moves there.
         """
         assert self._reference is not None and self._dirty is not None
         assert self._dirty_since is not None
         s = self.settings
         height, width = small.shape[:2]
-        inset = s.margin // 2 // s.scale
+        inset = s.margin // s.scale
         x0, y0, x1, y1 = (v // s.scale for v in window)
         x0, y0 = (x0 + inset if x0 > 0 else 0), (y0 + inset if y0 > 0 else 0)
         x1, y1 = (x1 - inset if x1 < width else width), (y1 - inset if y1 < height else height)
