@@ -63,6 +63,18 @@ class Table:
         self.dice[player] = tuple(SeenDie(f, (i * 20.0, spot), 0.9) for i, f in enumerate(faces))
         self.show()
 
+    def put_elsewhere(self, player: str, which: tuple[int, ...], face: str) -> None:
+        """A hand over the zone, then the dice `which` lie elsewhere showing `face` (the others
+        where they lay)."""
+        lying = list(self.dice[player])
+        self.busy.add(player)
+        self.show(3)
+        self.busy.discard(player)
+        for i in which:
+            lying[i] = SeenDie(face, (lying[i].xy_mm[0], 90.0), 0.9)
+        self.dice[player] = tuple(lying)
+        self.show()
+
 
 def test_a_roll_gives_one_dice_event_after_the_dice_come_to_rest() -> None:
     table = Table()
@@ -505,14 +517,7 @@ def test_a_neighbour_with_black_masks_of_his_own_keeps_his_only_golden_mask() ->
     table.roll("blue", ("golden_mask", "black_mask", "adventurer", "key", "torch"))
     table.roll("green", ("golden_mask", "adventurer", "key", "torch", "torch"))
     table.roll("red", ("black_mask", "black_mask", "adventurer", "key", "torch"))
-    lying = list(table.dice["red"])
-    table.busy.add("red")
-    table.show(3)
-    table.busy.discard("red")
-    for i in (0, 1):
-        lying[i] = SeenDie("black_mask", (lying[i].xy_mm[0], 90.0), 0.9)
-    table.dice["red"] = tuple(lying)
-    table.show()
+    table.put_elsewhere("red", (0, 1), "black_mask")  # red's black masks put back
     assert [e["type"] for e in table.events] == ["dice", "dice", "dice", "unlock"]
     assert table.events[3] == {**table.events[3], "player": "red", "count": 2, "by": "green"}
     assert all(table.verdicts) and table.game.players["blue"].showing["golden_mask"] == 1
@@ -524,14 +529,7 @@ def test_free_dice_rolled_that_all_come_up_black_masks_are_a_roll_not_an_unlock(
     adventurer and the torch."""
     table = Table()
     table.roll("red", ("black_mask", "black_mask", "black_mask", "adventurer", "torch"))
-    lying = list(table.dice["red"])
-    table.busy.add("red")
-    table.show(3)
-    table.busy.discard("red")
-    for i in (3, 4):
-        lying[i] = SeenDie("black_mask", (lying[i].xy_mm[0], 90.0), 0.9)
-    table.dice["red"] = tuple(lying)
-    table.show()
+    table.put_elsewhere("red", (3, 4), "black_mask")  # the adventurer and the torch rolled
     assert [e["type"] for e in table.events] == ["dice", "dice"]
     assert table.events[1]["faces"] == ["black_mask"] * 5
     assert all(table.verdicts) and table.game.players["red"].locked == 5
