@@ -1,10 +1,12 @@
 """A die the face reader is unsure of is looked at again (issue 20, item 3): through the whole
 pipeline (motion gate, shipped localiser and reader on ONNX Runtime), players' dice lying still
-are read wholly right in more frames with the second look than with one crop a die.
+are read wholly right in no fewer frames with the second look than with one crop a die.
 
-Measured on ten 10 s five-player games at 1280x720 (seeds 4251-4260): the second look read
-+9 still zone-frames right of 2,481 (flat dice; the leaning ones the same), in 3 games, and
-never fewer. The two games here are two of those 3 (a first crop left dice unsure in them)."""
+Measured on ten 10 s five-player games at 1280x720 (seeds 4251-4260): on the renders before
+2026-12-05 (touching dice painted in list order, a die's side over its neighbour's top) the
+second look read +9 still zone-frames right of 2,481, in 3 games, and never fewer; on the
+renders since (dice painted farthest from the camera first) it changes none of 2,227: the
+first crop is no longer left unsure there. It costs only the dice a first crop leaves unsure."""
 
 from __future__ import annotations
 
@@ -72,10 +74,9 @@ def _reads(folder: Path, second_look: bool) -> Counter[str]:
     return counts
 
 
-def test_a_die_read_unsurely_is_looked_at_again(games: list[Path]) -> None:
+def test_a_second_look_at_dice_read_unsurely_never_reads_fewer_right(games: list[Path]) -> None:
     once = sum((_reads(g, second_look=False) for g in games), Counter())
     again = sum((_reads(g, second_look=True) for g in games), Counter())
     assert once["leaning"] >= 20 and once["flat"] >= 200
-    assert again["flat right"] + again["leaning right"] > once["flat right"] + once["leaning right"]
     assert again["flat right"] >= once["flat right"], (once, again)
     assert again["leaning right"] >= once["leaning right"], (once, again)
