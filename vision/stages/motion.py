@@ -355,10 +355,10 @@ class MotionGate:
         keep = np.ones(len(detections), bool)
         for window in windows:
             keep &= ~_centre_inside(detections, window, w, h, self.settings.margin // 2)
-        for i in np.flatnonzero(~keep):
-            box = detections.xyxy[i]
-            overlapped = len(new) and bool((box_iou(box[None], new.xyxy) > 0).any())
-            keep[i] = not overlapped and not self._cut(changed, _inner(box)).any()
+        dropped = np.flatnonzero(~keep)
+        overlapped = (box_iou(detections.xyxy[dropped], new.xyxy) > 0).any(axis=1)
+        for i, covered in zip(dropped, overlapped, strict=True):
+            keep[i] = not covered and not self._cut(changed, _inner(detections.xyxy[i])).any()
         return detections[keep]
 
 

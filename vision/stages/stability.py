@@ -175,10 +175,8 @@ class Stabiliser:
         if last is None or len(where) < len(last[0]):
             return None
         positions, faces = last
-        if not len(where):
-            return tuple(sorted(faces))
-        distances = np.linalg.norm(positions[:, None, :] - where[None, :, :], axis=2)
-        away = np.flatnonzero(distances.min(axis=1) > self.settings.moved_mm)
+        # the places of then that no die lies near now: the moved dice, seen the other way round
+        away = moved_dice(where, positions, self.settings.moved_mm)
         return tuple(sorted(faces[j] for j in away))
 
     def _hidden(
