@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 _DESCRIPTION = """\
 Time the localiser and face reader (ONNX Runtime, CPU) on 1080p frames and print the median
 milliseconds per frame for each setting. Without images, renders --frames synthetic table
-frames first. A setting is `key=value` words of conf scale threads spin faces second_look iou
-max_det: scale=auto (the default) sets the localiser's resize from the dice found in the
+frames first. A setting is `key=value` words of conf scale threads spin faces second_look
+turns iou max_det: scale=auto (the default) sets the localiser's resize from the dice found in the
 frames, as the dashboard does from the calibration; scale=0.75 fixes it. (A YOLO --model, the
 early baseline, takes its own words: conf iou tile overlap whole imgsz threads batch spin
 max_det agnostic.)"""

@@ -96,8 +96,8 @@ def add_detector_arguments(parser: argparse.ArgumentParser, conf: float = 0.25) 
         "--localiser",
         metavar="WORDS",
         default="",
-        help="more localiser settings as key=value words of conf scale threads spin faces iou "
-        'max_det, e.g. "scale=0.75 iou=0.4" (the options above win)',
+        help="more localiser settings as key=value words of conf scale threads spin faces "
+        'second_look turns iou max_det, e.g. "scale=0.75 turns=1" (the options above win)',
     )
     group.set_defaults(default_conf=conf)
     add_baseline_arguments(group)  # the early YOLO baseline's, hidden: a named alternative

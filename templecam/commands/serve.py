@@ -65,8 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--localiser",
         metavar="WORDS",
         default="",
-        help="localiser settings as key=value words of conf scale threads spin second_look iou "
-        'max_det, e.g. "scale=0.75 threads=2"',
+        help="localiser settings as key=value words of conf scale threads spin second_look "
+        'turns iou max_det, e.g. "scale=0.75 threads=2"',
     )
     camera.add_argument(
         "--calibration",

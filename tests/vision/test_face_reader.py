@@ -127,6 +127,23 @@ def test_the_localiser_and_the_detector_open_the_reader_one_way(tmp_path):
             opening()
 
 
+@needs_shipped
+def test_the_turns_setting_reaches_the_reader_and_a_bad_one_is_refused():
+    from vision.perception.localiser import Localiser, LocaliserSettings
+    from vision.perception.models import default_model
+
+    assert LocaliserSettings().turns == 4
+    once = LocaliserSettings.parse("turns=1 threads=1")
+    assert once.turns == 1 and "turns=1" in once.describe()
+    reader = Localiser(default_model()[0], once).faces
+    assert reader is not None and reader.turns == 1
+    for bad in ("turns=0", "turns=5"):
+        with pytest.raises(ValueError, match=f"{bad}: give 1 to 4"):
+            LocaliserSettings.parse(bad)
+    with pytest.raises(ValueError, match="turns takes a number"):
+        LocaliserSettings.parse("turns=many")
+
+
 # --- The shipped classifier on a rendered frame -------------------------------------------------
 
 
@@ -195,6 +212,60 @@ def test_reading_is_batched_and_the_same_box_by_box(frame, reader):
     np.testing.assert_allclose(together, alone, atol=1e-5)
     np.testing.assert_allclose(together.sum(axis=1), 1.0, atol=1e-4)
     assert reader.read(frame.image, np.zeros((0, 4)))[0] == []
+
+
+def _patches_around_dice(frame, reader):
+    """Square patches of the frame centred on its dice at rest, sized so that the crop window
+    of the box [0, 0, S, S] lies whole pixels around the patch (no rounding on any turn)."""
+    patches = []
+    for die in _dice(frame.scene, at_rest=True)[:6]:
+        x1, y1, x2, y2 = die["box"]
+        side = 2 * round(max(x2 - x1, y2 - y1))
+        while round(side * reader.crop_scale) % 2:
+            side += 2
+        cx, cy = round((x1 + x2) / 2), round((y1 + y2) / 2)
+        half = side // 2
+        patches.append(
+            np.ascontiguousarray(frame.image[cy - half : cy + half, cx - half : cx + half])
+        )
+    return patches
+
+
+@needs_shipped
+def test_a_die_read_unsurely_reads_the_same_however_the_camera_turns_it(frame):
+    # A crop read unsurely is read at every quarter turn and the readings averaged: the same
+    # crop turned by a quarter turn then gives the same probabilities. Read once, it does not.
+    every = FaceReader(SHIPPED, threads=2)
+    every.turn_below = 1.01  # every crop counts as unsure here
+    once = FaceReader(SHIPPED, threads=2, turns=1)
+    patches = _patches_around_dice(frame, every)
+    assert len(patches) >= 5
+    moved = 0.0
+    for patch in patches:
+        box = np.array([[0, 0, patch.shape[1], patch.shape[0]]], float)
+        for turn in (1, 2, 3):
+            turned = np.ascontiguousarray(np.rot90(patch, turn))
+            np.testing.assert_allclose(
+                every.probabilities(turned, box), every.probabilities(patch, box), atol=2e-3
+            )
+            change = once.probabilities(turned, box) - once.probabilities(patch, box)
+            moved = max(moved, float(np.abs(change).max()))
+    assert moved > 0.01
+
+
+@needs_shipped
+def test_only_crops_read_unsurely_are_read_turned(frame, reader):
+    assert reader.turns == 4 and 0.5 < reader.turn_below < 1
+    once = FaceReader(SHIPPED, threads=2, turns=1)
+    boxes = np.array([d["box"] for d in frame.scene["dice"] if d["box"]], float)
+    boxes = np.concatenate([boxes, _others(frame.scene)])
+    first = once.probabilities(frame.image, boxes)
+    read = reader.probabilities(frame.image, boxes)
+    sure = first.max(axis=1) >= reader.turn_below
+    assert sure.any() and (~sure).any()
+    np.testing.assert_allclose(read[sure], first[sure], atol=1e-6)
+    assert np.abs(read[~sure] - first[~sure]).max() > 1e-3
+    np.testing.assert_allclose(read.sum(axis=1), 1.0, atol=1e-4)
 
 
 @needs_shipped

@@ -24,7 +24,12 @@ import numpy as np
 from vision.perception.classes import DETECTION_NAMES, DIE_UNREADABLE
 from vision.perception.detections import Detections
 from vision.perception.detector import as_bgr
-from vision.perception.face_reader import SECOND_LOOKS, open_face_reader, reread_dice
+from vision.perception.face_reader import (
+    READ_TURNS,
+    SECOND_LOOKS,
+    open_face_reader,
+    reread_dice,
+)
 from vision.perception.localiser_decode import decode
 from vision.perception.model_contract import LocaliserCard, ModelError, props_of
 from vision.perception.onnx_model import default_threads, open_session
@@ -59,6 +64,8 @@ class LocaliserSettings:
     second_look: bool = True
     """Read a die the reader is unsure of again from crops around its box
     (`vision.perception.face_reader.SECOND_LOOKS`); off: one crop a die."""
+    turns: int = READ_TURNS
+    """Quarter turns each crop is read at, the readings averaged (1: each crop read as it is)."""
     iou: float = 0.5
     """Peaks of one class overlapping more than this are one object."""
     max_det: int = 300
@@ -70,6 +77,8 @@ class LocaliserSettings:
             raise ValueError(f"scale={self.scale}: give 0.1 to 2")
         if self.threads is not None and self.threads < 1:
             raise ValueError(f"threads={self.threads}: give 1 or more")
+        if not 1 <= self.turns <= 4:
+            raise ValueError(f"turns={self.turns}: give 1 to 4")
 
     @classmethod
     def parse(cls, text: str) -> LocaliserSettings:
@@ -90,7 +99,7 @@ def _parse_value(key: str, raw: str) -> Any:
     if raw in ("none", "auto") and key in ("scale", "threads"):
         return None
     try:
-        return int(raw) if key in ("threads", "max_det") else float(raw)
+        return int(raw) if key in ("threads", "max_det", "turns") else float(raw)
     except ValueError:
         raise ValueError(f"{f'{key}={raw}'!r}: {key} takes a number") from None
 
@@ -135,7 +144,9 @@ class Localiser:
         self._map = np.array(
             [DETECTION_NAMES.index(DIE_UNREADABLE if n == "die" else n) for n in own]
         )
-        self.faces = open_face_reader(self.settings.faces, self.threads, self.settings.spin)
+        self.faces = open_face_reader(
+            self.settings.faces, self.threads, self.settings.spin, self.settings.turns
+        )
 
     @property
     def names(self) -> tuple[str, ...]:
