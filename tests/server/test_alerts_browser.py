@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import checked_page, free_port
+from conftest import checked_page, free_port, open_alerts
 from playwright.sync_api import expect
 from test_alerts_server import ALERT_TIMELINE
 
@@ -56,21 +56,6 @@ def settled(page: Any) -> None:
     the browser wants a click first (a click before may land where the alerts' button was)."""
     expect(page.get_by_test_id("clock-start")).to_be_visible()
     expect(page.get_by_test_id("audio-status")).not_to_contain_text("…", timeout=30_000)
-
-
-def open_alerts(page: Any) -> None:
-    """Open the spoken alerts' panel with its button. On busy cores the top bar can still
-    reflow between Playwright's check that the button stands still and its click, so the click
-    lands beside it: a person clicks again, and so does this (the panel is what is tested)."""
-    fold = page.get_by_test_id("spoken-alerts-fold")
-    for _ in range(3):
-        page.get_by_test_id("alerts-toggle").click()
-        try:
-            expect(fold).to_have_js_property("open", True, timeout=2_000)
-            return
-        except AssertionError:
-            continue
-    expect(fold).to_have_js_property("open", True)
 
 
 def test_the_table_chooses_on_the_page_and_it_is_remembered(chromium, start_server):

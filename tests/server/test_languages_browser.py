@@ -20,6 +20,7 @@ from conftest import (
     ServerProcess,
     checked_page,
     free_port,
+    open_alerts,
     start_the_clock,
 )
 from PIL import Image, ImageStat
@@ -395,7 +396,7 @@ def test_the_sound_controls_alerts_and_hints_speak_spanish(chromium: Browser, st
         )
         english = re.compile(r"\b(Sound|Spoken|alerts|Voice|Try|Hints|you can|Press)\b")
         assert [text for text in shown if english.search(text)] == []
-        page.get_by_test_id("alerts-toggle").click()  # the alert controls' panel, open
+        open_alerts(page)  # the alert controls' panel
         expect(page.get_by_test_id("alerts-try")).to_be_visible()
         parts = ".spoken-alerts, .practice-hints, .practice-hints li, #audio-status"
         assert page.evaluate(OVERFLOW, parts) == []
