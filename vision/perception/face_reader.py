@@ -171,8 +171,8 @@ class FaceReader:
         spin: bool = False,
         turns: int = READ_TURNS,
     ) -> None:
-        """Open the classifier (.onnx, exported by `templecam train --faces`); each crop is read
-        turned by `turns` quarter turns (1: as it is)."""
+        """Open the classifier (.onnx, exported by `templecam train --faces`); each crop it reads
+        unsurely is read again at `turns` quarter turns in all (1: only as it is)."""
         self.model_path = Path(model_path)
         self.turns = max(1, min(4, turns))
         self.turn_below = TURN_BELOW
@@ -232,20 +232,20 @@ class FaceReader:
             probs = exp / exp.sum(axis=1, keepdims=True)
         return probs
 
-    def probabilities(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
-        """Return class probabilities (N, classes) of the crops around boxes (N, 4) in a frame,
-        each crop read less surely than `turn_below` averaged over the reader's quarter turns."""
+    def probabilities(
+        self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, turn: bool = True
+    ) -> np.ndarray:
+        """Return class probabilities (N, classes) of the crops around boxes (N, 4) in a frame;
+        with `turn`, each crop read less surely than `turn_below` is averaged over the reader's
+        quarter turns."""
         crops = crops_for(image_bgr, boxes_xyxy, self.imgsz, self.crop_scale)
         probs = self.predict(crops)
-        unsure = probs.max(axis=1) < self.turn_below
-        rows = np.flatnonzero(unsure) if self.turns > 1 and len(probs) else np.zeros(0, int)
+        if not turn or self.turns == 1:
+            return probs
+        rows = np.flatnonzero(probs.max(axis=1) < self.turn_below)
         if not len(rows):
             return probs
-        turned = [
-            np.ascontiguousarray(np.rot90(crops[row], turn))
-            for turn in range(1, self.turns)
-            for row in rows
-        ]
+        turned = [np.rot90(crops[row], k) for k in range(1, self.turns) for row in rows]
         again = self.predict(turned).reshape(self.turns - 1, len(rows), -1)
         out = probs.copy()
         out[rows] = (probs[rows] + again.sum(axis=0)) / self.turns
@@ -294,9 +294,7 @@ def _second_look(
         half = side * scale / 2
         boxes_again.append(np.concatenate([middle - half, middle + half], axis=1))
     # each look read once: its crops already differ, and turning them too read no more right
-    again = reader.predict(
-        crops_for(image_bgr, np.concatenate(boxes_again), reader.imgsz, reader.crop_scale)
-    )
+    again = reader.probabilities(image_bgr, np.concatenate(boxes_again), turn=False)
     out = probs.copy()
     every = np.concatenate([probs[rows][None], again.reshape(len(looks), len(rows), -1)])
     out[rows] = every.mean(axis=0)

@@ -65,7 +65,8 @@ class LocaliserSettings:
     """Read a die the reader is unsure of again from crops around its box
     (`vision.perception.face_reader.SECOND_LOOKS`); off: one crop a die."""
     turns: int = READ_TURNS
-    """Quarter turns each crop is read at, the readings averaged (1: each crop read as it is)."""
+    """Quarter turns each crop the reader is unsure of is read at, the readings averaged
+    (`vision.perception.face_reader.TURN_BELOW`; 1: each crop read as it is)."""
     iou: float = 0.5
     """Peaks of one class overlapping more than this are one object."""
     max_det: int = 300
