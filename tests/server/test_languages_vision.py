@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from base.words import say
 from server.vision_words import note_in, waiting_in
-from tests.vision.test_event_stages import ROLL, Table
+from tests.vision.test_event_stages import ROLL, Table, enter_after_a_held_roll
 from vision.sources.open import DEMO_NOTE
 from vision.stages.events import CREDITING_TILE, HELD_TILE
 from vision.stages.observation import SeenDie, SeenTile
@@ -33,6 +33,22 @@ def test_an_unsure_die_and_a_held_chamber_are_said_in_portuguese() -> None:
     assert waiting_in("pt", HELD_TILE, table.game) == say("pt", "more.wait.tile")
     assert waiting_in("es", CREDITING_TILE, table.game) == say("es", "more.wait.crediting")
     assert say("en", "more.wait.crediting") == CREDITING_TILE
+
+
+def test_a_die_taken_as_its_likeliest_face_is_said_in_spanish() -> None:
+    table = Table()
+    enter_after_a_held_roll(table)
+    english = table.maker.waiting["red"]
+    told = waiting_in("es", english, table.game)
+    assert told == say(
+        "es",
+        "more.wait.guessed",
+        who=say("es", "colour.red"),
+        n=1,
+        total=5,
+        faces=say("es", "face.key"),
+    )
+    assert "key" not in told and waiting_in("en", english, table.game) == english
 
 
 def test_a_move_the_engine_refuses_is_told_whole_in_greek() -> None:

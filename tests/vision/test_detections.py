@@ -42,6 +42,21 @@ def test_selection_filters_and_concatenation():
         Detections.concatenate([d, make([], [], [], names=("gem",))])
 
 
+def test_a_guessed_face_stays_with_its_box():
+    boxes = [[0, 0, 10, 10], [5, 5, 20, 20], [1, 1, 2, 2]]
+    d = Detections(
+        np.array(boxes, float), [0.9, 0.4, 0.2], [0, 2, 1], NAMES, [-1, 1, -1], [0, 0.4, 0]
+    )
+    assert d.guessed_name(1) == ("key", pytest.approx(0.4)) and d.guessed_name(0) == (None, 0.0)
+    assert d.sorted().guessed_name(1) == ("key", pytest.approx(0.4))  # 0.4: second surest
+    assert d.clip(8, 8).guessed_name(1)[0] == "key" and d.above(0.3).guessed_name(1)[0] == "key"
+    assert (make(boxes, [0.9, 0.4, 0.2], [0, 2, 1]).guesses == -1).all()  # none given: none
+    with pytest.raises(ValueError, match="one guess"):
+        Detections(np.array(boxes, float), [0.9, 0.4, 0.2], [0, 2, 1], NAMES, [-1, 1], [0, 0])
+    with pytest.raises(ValueError, match="guessed class ids"):
+        Detections(np.array(boxes, float), [0.9, 0.4, 0.2], [0, 2, 1], NAMES, [-1, 3, -1])
+
+
 def test_clip_and_json():
     d = make([[-5.04, 3.06, 25.56, 30.0]], [0.93456], [1])
     assert d.clip(20, 20).xyxy.tolist() == [pytest.approx([0.0, 3.06, 20.0, 20.0])]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import Game
-from vision.stages.events import CREDITING_TILE, NO_HELPER, UNSURE_MARK, EventMaker
+from vision.stages.events import CREDITING_TILE, GUESSED_MARK, NO_HELPER, UNSURE_MARK, EventMaker
 from vision.stages.observation import Observation, SeenDie, SeenTile
-from vision.stages.stability import Stabiliser
+from vision.stages.stability import Stabiliser, StabilitySettings
 
 ROLL = ("adventurer", "adventurer", "key", "torch", "golden_mask")
 
@@ -300,6 +300,87 @@ def test_a_die_read_unsurely_holds_the_roll_and_shows_a_question_mark() -> None:
     table.show(3)
     assert [e["faces"] for e in table.events] == [sorted(ROLL)]
     assert "red" not in table.maker.waiting
+
+
+def _leaning(
+    table: Table,
+    guesses: tuple[str | None, ...],
+    frames: int,
+    faces: tuple[str, ...] = ROLL[:4],
+    y: float = 9.0,
+) -> None:
+    """Red's dice lie still showing `faces` and one more, read "?" in every frame, its likeliest
+    face taken in turn from `guesses` (None: the reader has none)."""
+    dice = [SeenDie(f, (i * 20.0, y), 0.9) for i, f in enumerate(faces)]
+    for frame in range(frames):
+        guess = guesses[frame % len(guesses)]
+        table.dice["red"] = (*dice, SeenDie(None, (80.0, y), 0.5, guess, 0.45))
+        table.show(1)
+
+
+def test_a_roll_with_a_die_never_read_surely_waits_for_a_clear_frame() -> None:
+    table = Table()
+    _leaning(table, ("golden_mask",), frames=8)
+    table.busy.add("red")  # a hand passes over; the dice stay where they lie
+    table.show(3)
+    table.busy.discard("red")
+    _leaning(table, ("golden_mask",), frames=20)  # its likeliest face is told on no roll alone
+    assert table.events == []
+    assert "waiting for a clear view" in table.maker.waiting["red"]
+    # A clear frame of the same die: the roll is told.
+    table.dice["red"] = (*table.dice["red"][:4], SeenDie("golden_mask", (80.0, 9.0), 0.9))
+    table.show(5)
+    assert [e["faces"] for e in table.events] == [sorted(ROLL)] and table.verdicts == [True]
+    assert "red" not in table.maker.waiting
+
+
+def enter_after_a_held_roll(table: Table) -> tuple[str, ...]:
+    """Red discovers a chamber whose door takes two keys, rolls again with a die leaning (read
+    "?", its likeliest face a key) and enters: returns the faces of that roll."""
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "adventurer", "key"))
+    table.tiles[(0, 1)] = SeenTile("chamber-4", "S", 0.8)  # entering it takes two keys
+    table.show(6)
+    table.busy.add("red")  # red rolls again
+    table.show(3)
+    table.busy.discard("red")
+    again = ("key", "adventurer", "adventurer", "torch")
+    _leaning(table, ("key",), frames=15, faces=again, y=50.0)
+    assert [e["type"] for e in table.events] == ["dice", "discover"]  # the new roll is held
+    table.figures["red"] = (0, 1)  # red enters: only the held roll gives him two keys
+    table.show(6)
+    return (*again, "key")
+
+
+def test_a_move_that_needs_the_roll_tells_it_with_the_die_s_likeliest_face() -> None:
+    table = Table()
+    faces = enter_after_a_held_roll(table)
+    kinds = [(e["type"], e.get("player")) for e in table.events]
+    assert kinds[2:] == [("dice", "red"), ("enter", "red")] and all(table.verdicts)
+    assert table.events[2]["faces"] == sorted(faces)
+    assert table.game.players["red"].cell == (0, 1)
+    assert (
+        table.maker.waiting["red"]
+        == f"red: 1 of 5 dice {UNSURE_MARK}: taken as key, {GUESSED_MARK}"
+    )
+
+
+def test_a_die_with_no_clear_likeliest_face_is_never_taken() -> None:
+    table = Table()
+    _leaning(table, ("golden_mask", "key"), frames=40)  # half one face, half another
+    _leaning(table, (None,), frames=40)  # the reader has no face for it at all
+    assert table.events == [] and UNSURE_MARK in table.maker.waiting["red"]
+    shy = Table()
+    shy.stabiliser = Stabiliser(StabilitySettings(guess_seconds=0))  # never take one
+    _leaning(shy, ("golden_mask",), frames=40)
+    assert shy.events == [] and "waiting for a clear view" in shy.maker.waiting["red"]
+
+
+def test_a_guess_travels_with_a_saved_observation() -> None:
+    die = SeenDie(None, (80.0, 9.0), 0.5, "key", 0.4)
+    obs = Observation(seq=1, t=0.0, dice={"red": (die, SeenDie("torch", (0.0, 9.0), 0.9))})
+    again = Observation.from_json(obs.to_json())
+    assert again.dice["red"] == obs.dice["red"]
+    assert "guess" not in obs.to_json()["dice"]["red"][1]  # a read die has none
 
 
 def test_vision_never_reports_more_dice_than_a_player_holds() -> None:

@@ -331,6 +331,28 @@ def test_dice_the_detector_is_unsure_of_are_kept_when_the_reader_is_sure(frame, 
 
 
 @needs_shipped
+def test_a_die_left_unsure_keeps_the_face_it_looks_likeliest_to_show(frame, reader, monkeypatch):
+    dice = _dice(frame.scene, at_rest=True)
+    boxes = np.array([d["box"] for d in dice], float)
+    dets = Detections(boxes, np.full(len(dice), 0.9), np.zeros(len(dice), int), NAMES)
+    sure = reread_dice(dets, frame.image, reader, conf=0.25)
+    assert (sure.guesses == -1).all() and (sure.shares == 0).all()  # read: nothing to guess
+    # Every die counted as unsure: each is "?", its guess the face it was read as.
+    monkeypatch.setattr("vision.perception.face_reader.UNSURE_FACE", 1.01)
+    unsure = reread_dice(dets, frame.image, reader, conf=0.25, second_looks=())
+    assert len(unsure) == len(sure) >= 12 and set(unsure.names) == {NAMES[6]}
+    iou = box_iou(sure.xyxy, unsure.xyxy)
+    for row in range(len(sure)):
+        hit = int(iou[row].argmax())
+        guess, share = unsure.guessed_name(hit)
+        assert guess == sure.names[row] and 0.5 < share <= 1.0
+    # A guess travels with its box through selection and joining.
+    again = Detections.concatenate([unsure[[1]], unsure[[0]]])
+    assert again.guessed_name(0) == unsure.guessed_name(1)
+    assert again.guessed_name(1) == unsure.guessed_name(0)
+
+
+@needs_shipped
 def test_unreadable_dice_stay_dice(frame, reader):
     dice = _dice(frame.scene, readable=False)
     boxes = np.array([d["box"] for d in dice], float)

@@ -80,6 +80,11 @@ class Detections:
     confidence: np.ndarray
     class_id: np.ndarray
     class_names: tuple[str, ...]
+    guess: np.ndarray | None = None
+    """A die read unsurely (`die_unreadable`): the class id of the face the reader finds
+    likeliest, and -1 for every other box (N,); None given: all -1."""
+    guess_share: np.ndarray | None = None
+    """That face's share of the die's face probabilities (N,), 0 where there is no guess."""
 
     def __post_init__(self) -> None:
         xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
@@ -97,6 +102,16 @@ class Detections:
         object.__setattr__(self, "confidence", confidence)
         object.__setattr__(self, "class_id", class_id)
         object.__setattr__(self, "class_names", names)
+        guess = np.full(len(xyxy), -1, np.int64) if self.guess is None else self.guess
+        share = np.zeros(len(xyxy), np.float32) if self.guess_share is None else self.guess_share
+        guess = np.asarray(guess, dtype=np.int64).reshape(-1)
+        share = np.asarray(share, dtype=np.float32).reshape(-1)
+        if not len(guess) == len(share) == len(xyxy):
+            raise ValueError("Detections: one guess and one guess share a box")
+        if len(guess) and (guess.min() < -1 or guess.max() >= len(names)):
+            raise ValueError(f"Detections: guessed class ids must lie in -1..{len(names) - 1}")
+        object.__setattr__(self, "guess", guess)
+        object.__setattr__(self, "guess_share", share)
 
     @classmethod
     def empty(cls, class_names: Sequence[str]) -> Detections:
@@ -117,6 +132,8 @@ class Detections:
             np.concatenate([d.confidence for d in items]),
             np.concatenate([d.class_id for d in items]),
             names,
+            np.concatenate([d.guesses for d in items]),
+            np.concatenate([d.shares for d in items]),
         )
 
     def __len__(self) -> int:
@@ -127,8 +144,31 @@ class Detections:
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
         return Detections(
-            self.xyxy[index], self.confidence[index], self.class_id[index], self.class_names
+            self.xyxy[index],
+            self.confidence[index],
+            self.class_id[index],
+            self.class_names,
+            self.guesses[index],
+            self.shares[index],
         )
+
+    @property
+    def guesses(self) -> np.ndarray:
+        """Return each box's guessed class id (-1: none), as an array (N,)."""
+        assert self.guess is not None  # set in __post_init__
+        return self.guess
+
+    @property
+    def shares(self) -> np.ndarray:
+        """Return each box's guess share, as an array (N,)."""
+        assert self.guess_share is not None  # set in __post_init__
+        return self.guess_share
+
+    def guessed_name(self, row: int) -> tuple[str | None, float]:
+        """Return the face guessed for box `row` of a die read unsurely and its share, or
+        (None, 0.0)."""
+        guess = int(self.guesses[row])
+        return (None, 0.0) if guess < 0 else (self.class_names[guess], float(self.shares[row]))
 
     @property
     def names(self) -> list[str]:
@@ -163,7 +203,9 @@ class Detections:
         xyxy = self.xyxy.copy()
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, width)
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, height)
-        return Detections(xyxy, self.confidence, self.class_id, self.class_names)
+        return Detections(
+            xyxy, self.confidence, self.class_id, self.class_names, self.guesses, self.shares
+        )
 
     def to_json(self, digits: int = 1) -> list[dict[str, Any]]:
         """Return `[{"class", "conf", "box": [x1, y1, x2, y2]}]`, boxes rounded to `digits`."""

@@ -321,9 +321,9 @@ def reread_dice(
     when the reader gives `not_die` more than `drop`. A die whose likeliest face has less than
     `UNSURE_FACE` of its face probabilities is looked at again from the crops of
     `second_looks` (`_second_look`), and stays `die_unreadable` (shown as "?") if it is still
-    unsure. Its
-    confidence becomes sqrt(detector confidence x the reader's probability of that face), and
-    dice under `conf` are left out.
+    unsure, its likeliest face kept as its guess (`Detections.guess`). Its confidence becomes
+    sqrt(detector confidence x the reader's probability of that face), and dice under `conf`
+    are left out.
     """
     names = dets.class_names
     die_ids = [i for i, n in enumerate(names) if n in DIE_CLASSES]
@@ -339,11 +339,11 @@ def reread_dice(
         worth &= probs[:, reader.names.index(NOT_DIE)] <= drop
     probs = _second_look(probs, dice.xyxy, image_bgr, reader, face_cols, second_looks, worth)
     best = face_cols[probs[:, face_cols].argmax(axis=1)]
+    real_cols = np.array([j for j in face_cols if reader.names[j] != UNREADABLE])
     if UNREADABLE in reader.names:  # a face it half sees is a better guess than none
         unreadable = reader.names.index(UNREADABLE)
-        real = np.array([j for j in face_cols if j != unreadable])
         unsure = (best == unreadable) & (probs[:, unreadable] < unreadable_conf)
-        best = np.where(unsure, real[probs[:, real].argmax(axis=1)], best)
+        best = np.where(unsure, real_cols[probs[:, real_cols].argmax(axis=1)], best)
     faces_total = np.maximum(probs[:, face_cols].sum(axis=1), 1e-9)
     doubtful = probs[np.arange(len(dice)), best] / faces_total < UNSURE_FACE
     score = np.sqrt(dice.confidence * probs[np.arange(len(dice)), best])
@@ -351,10 +351,19 @@ def reread_dice(
     if NOT_DIE in reader.names:
         keep &= probs[:, reader.names.index(NOT_DIE)] <= drop
     class_id = dice.class_id.copy()
+    guess = np.full(len(dice), -1, np.int64)
     for row, col in enumerate(best):
         name = reader.names[col]
         target = DIE_UNREADABLE if doubtful[row] else detection_class(name)
         if target in names:
             class_id[row] = names.index(target)
-    read = Detections(dice.xyxy, score, class_id, names)[keep]
+    share = np.zeros(len(dice), np.float32)
+    if len(real_cols):  # a die left "?" keeps the face it looks likeliest to show
+        likeliest = real_cols[probs[:, real_cols].argmax(axis=1)]
+        for row in np.flatnonzero(doubtful):
+            target = detection_class(reader.names[likeliest[row]])
+            if target in names:
+                guess[row] = names.index(target)
+                share[row] = probs[row, likeliest[row]] / faces_total[row]
+    read = Detections(dice.xyxy, score, class_id, names, guess, share)[keep]
     return Detections.concatenate([dets[~is_die], read]).sorted()

@@ -105,7 +105,16 @@ def join_pieces(dets: Detections, windows: np.ndarray, cut: np.ndarray) -> Detec
     xyxy = [np.concatenate([b[g, :2].min(axis=0), b[g, 2:].max(axis=0)]) for g in members]
     conf = [dets.confidence[g].max() for g in members]
     cls = [dets.class_id[g[0]] for g in members]
-    return Detections(np.array(xyxy), np.array(conf), np.array(cls), dets.class_names)
+    guess = [dets.guesses[g[0]] for g in members]
+    share = [dets.shares[g[0]] for g in members]
+    return Detections(
+        np.array(xyxy),
+        np.array(conf),
+        np.array(cls),
+        dets.class_names,
+        np.array(guess),
+        np.array(share),
+    )
 
 
 def merge_tiles(

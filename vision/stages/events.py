@@ -18,6 +18,8 @@ from vision.stages.stability import Settled
 _ORDER = {"dice": 0, "tile": 1, "figure": 2, "gems": 3, "depot": 4}
 UNSURE_MARK = "unsure (?)"
 """What a waiting message for an unsurely read die says (it is cleared once the die is read)."""
+GUESSED_MARK = "the likeliest (Fix the last roll if it was misread)"
+"""What the note on a roll that took the likeliest face of a die never read surely ends with."""
 HELD_TILE = "a new chamber waits to be credited: its discoverer's move or roll is not seen yet"
 """What the dashboard says while a laid tile waits for its discoverer to be seen beside it."""
 CREDITING_TILE = "a new chamber: who discovered it is told in a moment"
@@ -54,8 +56,18 @@ class EventMaker:
     """Why a settled change gives no event yet, by player or cell (shown on the dashboard)."""
     pending: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     """Piece events proposed but not yet part of the engine's game, by what they are about."""
-    _reading: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """The dice behind each roll proposed this frame, until the engine's copy takes it."""
+    _reading: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
+    """The dice behind each roll proposed this frame, and those of its faces taken from dice
+    never read surely, until the engine's copy takes it."""
+    held_rolls: dict[str, tuple[tuple[str, ...], tuple[str, ...], list[dict[str, Any]]]] = field(
+        default_factory=dict
+    )
+    """Rolls read only by taking the likeliest face of a die never read surely, by player: the
+    faces, those taken, the events. Not told on their own (the taken face is right about half
+    the time); told just before a move of the player that the engine takes only after them."""
+    guessed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Players whose last roll reported took faces of dice never read surely (their likeliest
+    faces, `StabilitySettings.guess_seconds`), with those faces."""
     _checked_at: int = -1
     reaches: deque[tuple[float, Cell, str]] = field(default_factory=lambda: deque(maxlen=2000))
     """Recent arms over temple cells: (when, cell, whose seat it came from)."""
@@ -86,7 +98,12 @@ class EventMaker:
             self.reaches.append((observation.t, cell, player))
         for player, dice in observation.dice.items():
             unsure = sum(d.face is None for d in dice)
-            if unsure and player not in observation.busy:
+            if unsure and player not in observation.busy and player in self.guessed:
+                self.waiting[player] = (
+                    f"{player}: {unsure} of {len(dice)} dice {UNSURE_MARK}: taken as "
+                    f"{', '.join(self.guessed[player])}, {GUESSED_MARK}"
+                )
+            elif unsure and player not in observation.busy:
                 self.waiting[player] = (
                     f"{player}: {unsure} of {len(dice)} dice {UNSURE_MARK}: waiting for a clear "
                     "view, or enter the roll"
@@ -124,9 +141,16 @@ class EventMaker:
         for event in events:
             verdict = trial.apply(event)
             if is_roll(event):  # a roll refused stays unreported: a later settle proposes it
-                faces = self._reading.pop(str(event["player"]), None)
-                if verdict.ok and faces is not None:
-                    self._reported(str(event["player"]), faces)
+                reading = self._reading.pop(str(event["player"]), None)
+                if verdict.ok and reading is not None:
+                    self._reported(str(event["player"]), *reading)
+            roll = [] if verdict.ok or is_roll(event) else self._held_roll_for(trial, event)
+            if roll:  # the move shows the held roll happened: told first
+                for before in roll:
+                    trial.apply(before)
+                self._release(str(event["player"]))
+                verdict = trial.apply(event)
+                kept += roll
             if verdict.ok:
                 kept.append(event)
                 self.waiting.pop(_held_note(event), None)
@@ -177,10 +201,29 @@ class EventMaker:
                 if not retry["players"] or not game.check(retry).ok:
                     continue
             elif not game.check(retry).ok:
-                continue
+                roll = self._held_roll_for(game, retry)
+                if not roll:
+                    continue
+                self._release(str(retry["player"]))
+                again += roll
             del self.pending[subject]
             again.append(retry)
         return again
+
+    def _held_roll_for(self, game: Game, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """The events of the held roll of the event's player when the engine takes the event
+        only after them (the move needs that roll); else none."""
+        held = self.held_rolls.get(str(event.get("player")))
+        if held is None:
+            return []
+        trial = game.copy()
+        roll = held[2]
+        return roll if all(trial.apply(e).ok for e in [*roll, event]) else []
+
+    def _release(self, player_id: str) -> None:
+        """Tell the player's held roll: it counts as reported, its taken faces noted."""
+        faces, guessed, _ = self.held_rolls.pop(player_id)
+        self._reported(player_id, faces, guessed)
 
     # ----- dice ----------------------------------------------------------------------------
 
@@ -266,7 +309,11 @@ class EventMaker:
                 f"({refused}): looking again"
             )
             return []
-        self._reading[player_id] = faces
+        if change.guessed:  # held until a move needs it (`_after_held_roll`)
+            self.held_rolls[player_id] = (faces, change.guessed, events)
+            return []
+        self.held_rolls.pop(player_id, None)
+        self._reading[player_id] = (faces, change.guessed)
         self.proposed.add(("dice", player_id, faces, change.since))
         if not any(e["type"] == "unlock" for e in events):
             self.unlocks_waiting.pop(player_id, None)
@@ -306,10 +353,18 @@ class EventMaker:
             )
         return since is not None
 
-    def _reported(self, player_id: str, faces: tuple[str, ...]) -> None:
-        """The player's roll is reported (or entered): his dice as they lie now are its."""
+    def _reported(
+        self, player_id: str, faces: tuple[str, ...], guessed: tuple[str, ...] = ()
+    ) -> None:
+        """The player's roll is reported (or entered): his dice as they lie now are its;
+        `guessed`: its faces taken from dice never read surely."""
         self.last_faces[player_id] = faces
         self.unreported.pop(player_id, None)
+        self.held_rolls.pop(player_id, None)
+        if guessed:
+            self.guessed[player_id] = guessed
+        else:
+            self.guessed.pop(player_id, None)
 
     def _one_die(
         self, game: Game, player_id: str, faces: tuple[str, ...], change: Settled, kind: str
@@ -325,6 +380,8 @@ class EventMaker:
                 "time: looking again, or enter the roll"
             )
             return []
+        if change.guessed:  # one die at a time: the rolled die itself may be the unread one
+            return []
         event = _stamped({"type": kind, "player": player_id, "face": face}, change)
         refused = self._refusal(game, [event])
         if refused:
@@ -333,7 +390,7 @@ class EventMaker:
                 "looking again"
             )
             return []
-        self._reading[player_id] = faces
+        self._reading[player_id] = (faces, change.guessed)
         return [event]
 
     def _refusal(self, game: Game, events: list[dict[str, Any]]) -> str | None:

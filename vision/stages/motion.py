@@ -190,6 +190,8 @@ class MotionGate:
                 part.confidence,
                 part.class_id,
                 part.class_names,
+                part.guesses,
+                part.shares,
             )
             found.append(shifted[_centre_inside(shifted, (x0, y0, x1, y1), w, h, s.margin // 2)])
             self._clean((x0, y0, x1, y1), small)

@@ -17,6 +17,10 @@ class SeenDie:
     face: str | None
     xy_mm: tuple[float, float]
     conf: float
+    guess: str | None = None
+    """A die read unsurely (face None): the face the reader finds likeliest, if any."""
+    guess_share: float = 0.0
+    """That face's share of the reader's face probabilities."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,11 @@ class Observation:
                         "xy_mm": [round(v, 1) for v in d.xy_mm],
                         "conf": round(d.conf, 3),
                     }
+                    | (
+                        {"guess": d.guess, "guess_share": round(d.guess_share, 3)}
+                        if d.guess
+                        else {}
+                    )
                     for d in dice
                 ]
                 for p, dice in self.dice.items()
@@ -110,7 +119,11 @@ class Observation:
             dice={
                 p: tuple(
                     SeenDie(
-                        d["face"], (float(d["xy_mm"][0]), float(d["xy_mm"][1])), float(d["conf"])
+                        d["face"],
+                        (float(d["xy_mm"][0]), float(d["xy_mm"][1])),
+                        float(d["conf"]),
+                        d.get("guess"),
+                        float(d.get("guess_share", 0.0)),
                     )
                     for d in dice
                 )

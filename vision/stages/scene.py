@@ -163,7 +163,7 @@ class SceneReader:
         conf = detections.confidence
         hands = detections[(names == "hand") & (conf >= s.hand_conf)]
         blockers = [*hands.xyxy, *stale, *(moving if motion is None else ())]
-        dice, busy = self._dice(names, centres_mm, conf, blockers, motion, detections.xyxy)
+        dice, busy = self._dice(names, centres_mm, blockers, motion, detections)
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
         self._forget_reads(redetected)
         if self.grid is None:
@@ -193,10 +193,9 @@ class SceneReader:
         self,
         names: np.ndarray,
         centres_mm: np.ndarray,
-        conf: np.ndarray,
         blockers: Sequence[Sequence[float]],
         motion: MotionMask | None,
-        boxes_px: np.ndarray,
+        detections: Detections,
     ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str]]:
         """Dice by the zone they lie in; zones with hands or motion near their dice are busy.
 
@@ -205,14 +204,16 @@ class SceneReader:
         found: dict[str, list[SeenDie]] = {p: [] for p in self._zone_px}
         boxes: dict[str, list[np.ndarray]] = {p: [] for p in self._zone_px}
         busy: set[str] = set()
+        conf = detections.confidence
         for i in np.flatnonzero(np.isin(names, DIE_CLASSES) & (conf >= self.settings.die_conf)):
             xy = (float(centres_mm[i][0]), float(centres_mm[i][1]))
             player = self._zone_for(xy)
             if player is None:
                 continue
             face = None if names[i] == DIE_UNREADABLE else str(names[i])
-            found[player].append(SeenDie(face, xy, float(conf[i])))
-            boxes[player].append(boxes_px[i])
+            guess, share = detections.guessed_name(int(i)) if face is None else (None, 0.0)
+            found[player].append(SeenDie(face, xy, float(conf[i]), guess, share))
+            boxes[player].append(detections.xyxy[i])
         for player, polygon in self._zone_px.items():
             if not self.settings.near_dice:
                 blocked = any(_box_meets_polygon(np.asarray(box), polygon) for box in blockers)

@@ -32,6 +32,15 @@ class StabilitySettings:
     still_mm: float = 3.0
     """A die read unsurely that lies within this of where a die lay when the player's dice last
     settled still shows the face it showed then (dice do not turn over without moving)."""
+    guess_seconds: float = 1.0
+    """A die read unsurely in every frame since the dice came to rest takes the face the reader
+    found likeliest over those frames once they have lain still this long (0: never; it shows
+    as "?" until a clear frame)."""
+    guess_frames: int = 4
+    """Frames of such a die that must have a likeliest face before it is taken."""
+    guess_share: float = 0.5
+    """More than this share of the die's summed likeliest-face weight its face must hold (two
+    faces half and half: no face is taken)."""
     clear_conf: float = 0.7
     """Dice every one of which is read at least this surely settle at their first still frame:
     a hand often comes back for the dice a moment after they stop, and a roll as clear as
@@ -52,11 +61,24 @@ class Settled:
     moved: tuple[str, ...] = ()
     """Dice only: the faces of the dice that lie elsewhere than before."""
     votes: tuple[Mapping[str, float], ...] = ()
-    """Dice only: each die's weighted face votes (what else it was read as), so that a reading
-    the engine refuses can be looked at again (`vision.stages.events`)."""
+    """Dice only: each die's weighted face votes (what else it was read as; a die never read
+    surely: its likeliest faces), so that a reading the engine refuses can be looked at again
+    (`vision.stages.events`)."""
     left: tuple[str, ...] | None = None
     """Dice only: the faces the dice showed, when they last settled, at the places no die lies
     at now (what was picked up); None when unknown (fewer dice seen than then, or none before)."""
+    guessed: tuple[str, ...] = ()
+    """Dice only: the faces taken from the reader's likeliest faces of dice it never read
+    surely while they lay still (`StabilitySettings.guess_seconds`)."""
+
+
+@dataclass
+class _Guess:
+    """One die's likeliest faces over the frames it lay still unread: weights, frames, since."""
+
+    faces: Counter[str]
+    frames: int
+    since: float
 
 
 @dataclass
@@ -78,8 +100,14 @@ class Stabiliser:
     _positions: dict[str, np.ndarray] = field(default_factory=dict)
     _votes: dict[str, tuple[np.ndarray, list[Counter[str]]]] = field(default_factory=dict)
     """Per player: where each die lay in the last frame and the weighted face votes it has."""
+    _guesses: dict[str, tuple[np.ndarray, list[_Guess]]] = field(default_factory=dict)
+    """Per player: where each die lay in the last still frame and its likeliest faces in the
+    frames it was read unsurely (kept while a hand passes: a die that stays put is the same)."""
     _last_read: dict[str, tuple[np.ndarray, list[str]]] = field(default_factory=dict)
     """Per player: where each die lay and what it showed when the dice last settled."""
+    _taken: dict[str, np.ndarray] = field(default_factory=dict)
+    """Per player: where the dice lie whose faces were taken from their likeliest faces (what
+    they showed at a settle is no evidence of what they show)."""
 
     def update(self, obs: Observation) -> list[Settled]:
         """Take one frame's observation; return every value that settled to a new value."""
@@ -89,7 +117,7 @@ class Stabiliser:
             if voted is None:
                 self._runs.pop(("dice", player), None)
                 continue
-            faces, conf = voted
+            faces, conf, guessed = voted
             where = dice_positions(dice)
             clear = bool(dice) and conf >= self.settings.clear_conf
             changes += self._feed(
@@ -100,8 +128,12 @@ class Stabiliser:
                 0.0 if clear else self.settings.min_seconds,
                 where,
                 list(faces),
-                tuple(dict(v) for v in self._votes[player][1]),
+                tuple(
+                    dict(v or g.faces)
+                    for v, g in zip(self._votes[player][1], self._guesses[player][1], strict=True)
+                ),
                 frames=1 if clear else self.settings.min_frames,
+                guessed=guessed,
             )
         slow = self.settings.piece_seconds
         for cell, tile in obs.tiles.items():
@@ -118,13 +150,15 @@ class Stabiliser:
 
     def _vote(
         self, player: str, dice: Sequence[SeenDie], t: float, busy: bool
-    ) -> tuple[tuple[str, ...], float] | None:
+    ) -> tuple[tuple[str, ...], float, tuple[str, ...]] | None:
         """Vote each still die's face over the frames it has lain still; None while undecided.
 
         A die keeps its votes while it lies where it lay (within `moved_mm`); a frame that
-        reads it unsure adds nothing, one that reads it otherwise is outvoted. Returns each
-        die's face (in the order of `dice`) and the least confidence (a read's, or the smallest
-        winning share); None while a hand is over the zone or a die has no read it is sure of
+        reads it unsure adds nothing, one that reads it otherwise is outvoted. A die read
+        unsurely in every frame it has lain still takes its likeliest face over them once that
+        has lasted `guess_seconds` (`_guessed`). Returns each die's face (in the order of
+        `dice`), the least confidence (a read's, or the smallest winning share) and the faces
+        taken from likeliest faces; None while a hand is over the zone or a die has no face yet
         (the dashboard shows it as "?").
         """
         if busy:
@@ -133,28 +167,63 @@ class Stabiliser:
         where = dice_positions(dice)
         before = self._votes.get(player)
         tolerance = self.settings.moved_mm
+        guessed_before = self._guesses.get(player)
         votes: list[Counter[str]] = []
-        for i in range(len(dice)):
+        guesses: list[_Guess] = []
+        for i, die in enumerate(dice):
             kept: Counter[str] = Counter()
             if before is not None and len(before[0]):
                 distances = np.linalg.norm(before[0] - where[i], axis=1)
                 j = int(np.argmin(distances))
                 if distances[j] <= tolerance:
                     kept = Counter(before[1][j])
-            if dice[i].face is not None and dice[i].conf >= self.settings.sure_conf:
-                kept[dice[i].face] += dice[i].conf
-            elif not kept:
-                kept = self._still_shows(player, where[i])
+            guess = _Guess(Counter(), 0, t)
+            if guessed_before is not None and len(guessed_before[0]):
+                distances = np.linalg.norm(guessed_before[0] - where[i], axis=1)
+                j = int(np.argmin(distances))
+                if distances[j] <= tolerance:
+                    old = guessed_before[1][j]
+                    guess = _Guess(Counter(old.faces), old.frames, old.since)
+            if die.face is not None and die.conf >= self.settings.sure_conf:
+                kept[die.face] += die.conf
+            else:
+                likeliest = die.face or die.guess
+                if likeliest is not None:
+                    guess.faces[likeliest] += die.guess_share if die.face is None else die.conf
+                    guess.frames += 1
+                if not kept:
+                    kept = self._still_shows(player, where[i])
             votes.append(kept)
+            guesses.append(guess)
         self._votes[player] = (where, votes)
-        if any(not v for v in votes):
+        self._guesses[player] = (where, guesses)
+        taken = [
+            self._guessed(g, t) if not v else None for v, g in zip(votes, guesses, strict=True)
+        ]
+        self._taken[player] = where[[g is not None for g in taken]].reshape(-1, 2)
+        if any(not v and g is None for v, g in zip(votes, taken, strict=True)):
             return None
-        faces = [v.most_common(1)[0][0] for v in votes]
+        faces = [g or v.most_common(1)[0][0] for v, g in zip(votes, taken, strict=True)]
+        weights = [v or g.faces for v, g in zip(votes, guesses, strict=True)]
         share = min(
-            (v[f] / sum(v.values()) for v, f in zip(votes, faces, strict=True)), default=1.0
+            (w[f] / sum(w.values()) for w, f in zip(weights, faces, strict=True)), default=1.0
         )
         conf = min(d.conf for d in dice) if dice else 1.0
-        return tuple(faces), min(conf, share)
+        return tuple(faces), min(conf, share), tuple(sorted(g for g in taken if g is not None))
+
+    def _guessed(self, guess: _Guess, t: float) -> str | None:
+        """The face a die never read surely is taken to show: its likeliest face over the
+        frames it lay still, once they lasted `guess_seconds` and it holds `guess_share` of
+        the weight; else None."""
+        s = self.settings
+        if (
+            not s.guess_seconds
+            or guess.frames < s.guess_frames
+            or t - guess.since < s.guess_seconds
+        ):
+            return None
+        face, weight = guess.faces.most_common(1)[0]
+        return face if weight > s.guess_share * sum(guess.faces.values()) else None
 
     def _still_shows(self, player: str, xy: np.ndarray) -> Counter[str]:
         """The face a die unread now showed when the dice last settled, if it lies where one
@@ -162,6 +231,9 @@ class Stabiliser:
         last = self._last_read.get(player)
         if last is None or not len(last[0]):
             return Counter()
+        taken = self._taken.get(player, np.zeros((0, 2)))
+        if len(taken) and np.linalg.norm(taken - xy, axis=1).min() <= self.settings.still_mm:
+            return Counter()  # its face then was only its likeliest
         distances = np.linalg.norm(last[0] - xy, axis=1)
         j = int(np.argmin(distances))
         if distances[j] > self.settings.still_mm:
@@ -215,6 +287,7 @@ class Stabiliser:
         faces_here: list[str] | None = None,
         votes: tuple[Mapping[str, float], ...] = (),
         frames: int | None = None,
+        guessed: tuple[str, ...] = (),
     ) -> list[Settled]:
         """Feed one frame's value; return it once it has lasted `frames` frames (default:
         `min_frames`) and `seconds` and differs from what settled before (dice: or was rolled)."""
@@ -240,7 +313,13 @@ class Stabiliser:
                     previous, where, self.settings.moved_mm
                 )
         rolled = bool(moved)
-        if before is not None and before.value == value and not rolled:
+        # the same faces, once taken from likeliest faces and now read, settle again
+        if (
+            before is not None
+            and before.value == value
+            and not rolled
+            and before.guessed == guessed
+        ):
             return []
         left = self._left(str(key[1]), where) if where is not None and rolled else None
         if where is not None and faces_here is not None:
@@ -249,7 +328,9 @@ class Stabiliser:
                 list(faces_here) + hidden[1],
             )
         moved_faces = tuple(sorted(faces_here[i] for i in moved)) if faces_here else ()
-        settled = Settled(key, value, run.first_t, run.conf, rolled, moved_faces, votes, left)
+        settled = Settled(
+            key, value, run.first_t, run.conf, rolled, moved_faces, votes, left, guessed
+        )
         self.settled[key] = settled
         return [settled]
 
