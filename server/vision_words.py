@@ -59,10 +59,10 @@ def waiting_in(
     lang: str, text: str, game: Game | None, pending: Iterable[Mapping[str, Any]] = ()
 ) -> str:
     """One of the pipeline's waiting messages (`red: 2 of 3 dice seen`) in `lang`; the held
-    piece events (`pending`) let a refused one be told anew; English when a part is not said."""
+    piece events (`pending`) let a refused one be told anew; English when a part is not said.
+    In English only the players' colours and the dice faces are put in words (`Red`,
+    `golden mask`): the rest is the pipeline's English already."""
     lang = language(lang)
-    if lang == DEFAULT_LANGUAGE:
-        return text
     matched = match_template(keys_under("more.wait."), text)
     if matched is None:
         return text
@@ -72,6 +72,8 @@ def waiting_in(
         told["who"] = _who(lang, values["who"])
     if "faces" in values:
         told["faces"] = _faces(lang, values["faces"])
+    if lang == DEFAULT_LANGUAGE:
+        return say(lang, key, **{k: told[k] or v for k, v in values.items()})
     if "reason" in values:
         told["reason"] = _reason(lang, values["reason"], game)
     if "event" in values:

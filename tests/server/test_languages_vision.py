@@ -18,7 +18,8 @@ def test_a_die_out_of_sight_is_said_in_greek() -> None:
     english = table.maker.waiting["red"]
     told = waiting_in("el", english, table.game)
     assert told == say("el", "more.wait.count", who=say("el", "colour.red"), n=4, total=5)
-    assert "dice" not in told and waiting_in("en", english, table.game) == english
+    assert "dice" not in told
+    assert waiting_in("en", english, table.game) == "Red: 4 of 5 dice seen"
 
 
 def test_an_unsure_die_and_a_held_chamber_are_said_in_portuguese() -> None:
@@ -48,7 +49,19 @@ def test_a_die_taken_as_its_likeliest_face_is_said_in_spanish() -> None:
         total=5,
         faces=say("es", "face.key"),
     )
-    assert "key" not in told and waiting_in("en", english, table.game) == english
+    assert "key" not in told
+    assert waiting_in("en", english, table.game) == english.replace("red:", "Red:", 1)
+
+
+def test_english_notes_name_the_faces_and_players_never_their_ids() -> None:
+    table = Table()
+    english = (
+        "red: the dice read golden_mask, black_mask, which the engine refuses (why): looking again"
+    )
+    assert waiting_in("en", english, table.game) == (
+        "Red: the dice read golden mask, black mask, which the engine refuses (why): looking again"
+    )
+    assert waiting_in("en", "red: the lamp flickers", table.game) == "red: the lamp flickers"
 
 
 def test_a_move_the_engine_refuses_is_told_whole_in_greek() -> None:
@@ -95,7 +108,7 @@ def test_an_unlock_waiting_for_its_golden_mask_is_said_in_every_language() -> No
 
     table = unlock_waiting_for_blue()
     english = table.maker.waiting["red"]
-    assert waiting_in("en", english, table.game) == english
+    assert waiting_in("en", english, table.game) == english.replace("red:", "Red:", 1)
     for lang in ("pt", "es", "el"):
         told = waiting_in(lang, english, table.game)
         assert told == say(lang, "more.wait.no_helper", who=say(lang, "colour.red"))
