@@ -309,7 +309,7 @@ class EventMaker:
                 f"({refused}): looking again"
             )
             return []
-        if change.guessed:  # held until a move needs it (`_after_held_roll`)
+        if change.guessed:  # held until a move needs it (`_held_roll_for`)
             self.held_rolls[player_id] = (faces, change.guessed, events)
             return []
         self.held_rolls.pop(player_id, None)
