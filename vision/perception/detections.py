@@ -7,7 +7,7 @@ geometry shared by the detector and the evaluation (`box_iou`, `nms`) lives here
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -203,9 +203,7 @@ class Detections:
         xyxy = self.xyxy.copy()
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, width)
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, height)
-        return Detections(
-            xyxy, self.confidence, self.class_id, self.class_names, self.guesses, self.shares
-        )
+        return replace(self, xyxy=xyxy)
 
     def to_json(self, digits: int = 1) -> list[dict[str, Any]]:
         """Return `[{"class", "conf", "box": [x1, y1, x2, y2]}]`, boxes rounded to `digits`."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -104,17 +105,8 @@ def join_pieces(dets: Detections, windows: np.ndarray, cut: np.ndarray) -> Detec
     members = list(groups.values())
     xyxy = [np.concatenate([b[g, :2].min(axis=0), b[g, 2:].max(axis=0)]) for g in members]
     conf = [dets.confidence[g].max() for g in members]
-    cls = [dets.class_id[g[0]] for g in members]
-    guess = [dets.guesses[g[0]] for g in members]
-    share = [dets.shares[g[0]] for g in members]
-    return Detections(
-        np.array(xyxy),
-        np.array(conf),
-        np.array(cls),
-        dets.class_names,
-        np.array(guess),
-        np.array(share),
-    )
+    first = dets[[g[0] for g in members]]  # each object's class and guess: its first box's
+    return replace(first, xyxy=np.array(xyxy), confidence=np.array(conf))
 
 
 def merge_tiles(

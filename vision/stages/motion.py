@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -185,14 +185,7 @@ class MotionGate:
         found = []
         for x0, y0, x1, y1 in windows:
             part = self.detect(frame[y0:y1, x0:x1])
-            shifted = Detections(
-                part.xyxy + np.array([x0, y0, x0, y0], np.float32),
-                part.confidence,
-                part.class_id,
-                part.class_names,
-                part.guesses,
-                part.shares,
-            )
+            shifted = replace(part, xyxy=part.xyxy + np.array([x0, y0, x0, y0], np.float32))
             found.append(shifted[_centre_inside(shifted, (x0, y0, x1, y1), w, h, s.margin // 2)])
             self._clean((x0, y0, x1, y1), small)
         new = Detections.concatenate(found).nms(DUPLICATE_IOU) if len(found) > 1 else found[0]

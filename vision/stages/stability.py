@@ -165,25 +165,22 @@ class Stabiliser:
             self._votes.pop(player, None)
             return None
         where = dice_positions(dice)
-        before = self._votes.get(player)
+        nothing = np.zeros((0, 2))
+        before = self._votes.get(player, (nothing, []))
         tolerance = self.settings.moved_mm
-        guessed_before = self._guesses.get(player)
+        guessed_before = self._guesses.get(player, (nothing, []))
         votes: list[Counter[str]] = []
         guesses: list[_Guess] = []
         for i, die in enumerate(dice):
             kept: Counter[str] = Counter()
-            if before is not None and len(before[0]):
-                distances = np.linalg.norm(before[0] - where[i], axis=1)
-                j = int(np.argmin(distances))
-                if distances[j] <= tolerance:
-                    kept = Counter(before[1][j])
+            j = nearest_within(before[0], where[i], tolerance)
+            if j is not None:
+                kept = Counter(before[1][j])
             guess = _Guess(Counter(), 0, t)
-            if guessed_before is not None and len(guessed_before[0]):
-                distances = np.linalg.norm(guessed_before[0] - where[i], axis=1)
-                j = int(np.argmin(distances))
-                if distances[j] <= tolerance:
-                    old = guessed_before[1][j]
-                    guess = _Guess(Counter(old.faces), old.frames, old.since)
+            j = nearest_within(guessed_before[0], where[i], tolerance)
+            if j is not None:
+                old = guessed_before[1][j]
+                guess = _Guess(Counter(old.faces), old.frames, old.since)
             if die.face is not None and die.conf >= self.settings.sure_conf:
                 kept[die.face] += die.conf
             else:
@@ -229,14 +226,11 @@ class Stabiliser:
         """The face a die unread now showed when the dice last settled, if it lies where one
         lay then (one weak vote: any sure read outvotes it), else no vote."""
         last = self._last_read.get(player)
-        if last is None or not len(last[0]):
-            return Counter()
         taken = self._taken.get(player, np.zeros((0, 2)))
-        if len(taken) and np.linalg.norm(taken - xy, axis=1).min() <= self.settings.still_mm:
-            return Counter()  # its face then was only its likeliest
-        distances = np.linalg.norm(last[0] - xy, axis=1)
-        j = int(np.argmin(distances))
-        if distances[j] > self.settings.still_mm:
+        if last is None or nearest_within(taken, xy, self.settings.still_mm) is not None:
+            return Counter()  # a taken die's face then was only its likeliest
+        j = nearest_within(last[0], xy, self.settings.still_mm)
+        if j is None:
             return Counter()
         return Counter({last[1][j]: self.settings.sure_conf / 2})
 
@@ -265,9 +259,7 @@ class Stabiliser:
         away = Counter(faces_here[i] for i in moved if i < len(faces_here))
         kept: list[int] = []
         for j in range(len(positions)):
-            if len(where) and np.linalg.norm(where - positions[j], axis=1).min() <= (
-                self.settings.moved_mm
-            ):
+            if nearest_within(where, positions[j], self.settings.moved_mm) is not None:
                 continue
             if away[faces[j]] > 0:  # the place a moved die came from
                 away[faces[j]] -= 1
@@ -333,6 +325,16 @@ class Stabiliser:
         )
         self.settled[key] = settled
         return [settled]
+
+
+def nearest_within(positions: np.ndarray, xy: np.ndarray, tolerance_mm: float) -> int | None:
+    """Return the index of the position (n x 2, table mm) nearest `xy`, if it lies within
+    `tolerance_mm`; else (or with no positions) None."""
+    if not len(positions):
+        return None
+    distances = np.linalg.norm(positions - xy, axis=1)
+    j = int(np.argmin(distances))
+    return j if distances[j] <= tolerance_mm else None
 
 
 def dice_positions(dice: Sequence[SeenDie]) -> np.ndarray:
