@@ -117,7 +117,7 @@ class Stabiliser:
             if voted is None:
                 self._runs.pop(("dice", player), None)
                 continue
-            faces, conf, guessed = voted
+            faces, conf, guessed, weights = voted
             where = dice_positions(dice)
             clear = bool(dice) and conf >= self.settings.clear_conf
             changes += self._feed(
@@ -128,10 +128,7 @@ class Stabiliser:
                 0.0 if clear else self.settings.min_seconds,
                 where,
                 list(faces),
-                tuple(
-                    dict(v or g.faces)
-                    for v, g in zip(self._votes[player][1], self._guesses[player][1], strict=True)
-                ),
+                tuple(dict(w) for w in weights),
                 frames=1 if clear else self.settings.min_frames,
                 guessed=guessed,
             )
@@ -150,15 +147,16 @@ class Stabiliser:
 
     def _vote(
         self, player: str, dice: Sequence[SeenDie], t: float, busy: bool
-    ) -> tuple[tuple[str, ...], float, tuple[str, ...]] | None:
+    ) -> tuple[tuple[str, ...], float, tuple[str, ...], list[Counter[str]]] | None:
         """Vote each still die's face over the frames it has lain still; None while undecided.
 
         A die keeps its votes while it lies where it lay (within `moved_mm`); a frame that
         reads it unsure adds nothing, one that reads it otherwise is outvoted. A die read
         unsurely in every frame it has lain still takes its likeliest face over them once that
         has lasted `guess_seconds` (`_guessed`). Returns each die's face (in the order of
-        `dice`), the least confidence (a read's, or the smallest winning share) and the faces
-        taken from likeliest faces; None while a hand is over the zone or a die has no face yet
+        `dice`), the least confidence (a read's, or the smallest winning share), the faces
+        taken from likeliest faces and each die's weights (its votes, else its likeliest
+        faces); None while a hand is over the zone or a die has no face yet
         (the dashboard shows it as "?").
         """
         if busy:
@@ -206,7 +204,8 @@ class Stabiliser:
             (w[f] / sum(w.values()) for w, f in zip(weights, faces, strict=True)), default=1.0
         )
         conf = min(d.conf for d in dice) if dice else 1.0
-        return tuple(faces), min(conf, share), tuple(sorted(g for g in taken if g is not None))
+        guessed = tuple(sorted(g for g in taken if g is not None))
+        return tuple(faces), min(conf, share), guessed, weights
 
     def _guessed(self, guess: _Guess, t: float) -> str | None:
         """The face a die never read surely is taken to show: its likeliest face over the
