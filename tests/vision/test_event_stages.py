@@ -27,6 +27,7 @@ class Table:
         self.figures: dict[str, tuple[int, int] | None] = {p: (0, 0) for p in players}
         self.busy: set[str] = set()
         self.reach: dict[tuple[int, int], str] = {}
+        self.arms_out: set[str] = set()
         self.events: list[dict[str, Any]] = []
         self.verdicts: list[bool] = []
         self.rolls = 0
@@ -46,6 +47,7 @@ class Table:
                 figures=dict(self.figures),
                 busy=frozenset(self.busy),
                 reach=dict(self.reach),
+                arms_out=frozenset(self.arms_out),
             )
             self.maker.see(obs)
             for event in self.maker.events_for(self.stabiliser.update(obs)):
@@ -196,6 +198,8 @@ def test_observations_round_trip_through_json() -> None:
         figures={"red": (0, 1), "blue": None},
         busy=frozenset({"red"}),
         hands=1,
+        reach={(0, 1): "blue"},
+        arms_out=frozenset({"blue"}),
     )
     assert Observation.from_json(obs.to_json()) == obs
     assert obs.faces("red") is None
@@ -259,6 +263,37 @@ def _discoverer(rolled: tuple[str, str], arm: str | None = None, arm_frames: int
     discover = [e for e in table.events if e["type"] == "discover"]
     assert len(discover) == 1 and table.verdicts[-1]
     return str(discover[0]["player"])
+
+
+def _laid_together(first_back: str | None) -> dict[str, str]:
+    """Which player is credited with each of two chambers laid at once beside red and blue (both
+    could pay for either), with both arms out over their seat strips until `first_back` draws
+    his back as the first chamber comes to rest, and the other his a moment after the second."""
+    table = Table()
+    for player in ("red", "blue"):
+        table.roll(player, CAN_DISCOVER)
+    table.arms_out = {"red", "blue"}
+    table.show(5)
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    if first_back is not None:
+        table.arms_out.discard(first_back)
+    table.show(4)
+    table.tiles[(0, -1)] = SeenTile("chamber-2", "S", 0.8)
+    table.show(6)
+    table.arms_out.clear()
+    table.show(30)
+    discover = [e for e in table.events if e["type"] == "discover"]
+    assert len(discover) == 2 and all(table.verdicts)
+    return {e["tile"]: e["player"] for e in discover}
+
+
+def test_chambers_laid_at_once_go_in_the_order_the_arms_were_drawn_back() -> None:
+    assert _laid_together("blue") == {"chamber-1": "blue", "chamber-2": "red"}
+    assert _laid_together("red") == {"chamber-1": "red", "chamber-2": "blue"}
+
+
+def test_chambers_laid_at_once_go_to_different_players_when_no_arm_is_seen() -> None:
+    assert sorted(_laid_together(None).values()) == ["blue", "red"]
 
 
 def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vision.stages.hands_at_work import WORK_AFTER_S, WORK_BEFORE_S, HandsAtWork
+from vision.stages.hands_at_work import ARM_GAP_S, WORK_AFTER_S, WORK_BEFORE_S, HandsAtWork
 from vision.stages.observation import Observation, SeenDie
 
 
@@ -52,3 +52,18 @@ def test_the_free_candidates_keep_their_order_and_all_stay_when_all_were_busy() 
     assert not hands.window_over(5.2)
     hands.see(Observation(seq=2, t=5.2 + WORK_AFTER_S))
     assert hands.window_over(5.2)
+
+
+def test_an_arm_is_drawn_back_once_its_seat_strip_stays_still() -> None:
+    hands = HandsAtWork()
+    frames = [(1.0, {"red"}), (1.1, {"red", "blue"}), (1.2, {"blue"}), (1.3, {"blue"})]
+    frames += [(1.3 + ARM_GAP_S + 0.1 * k, set()) for k in (1, 2, 3, 4)]
+    for seq, (t, out) in enumerate(frames):
+        hands.see(Observation(seq=seq, t=t, arms_out=frozenset(out)))
+        if t == 1.2:  # red's strip still for only a moment: his arm is still out
+            assert hands.arm_out("red") and hands.withdrawn_after("red", 0.0) is None
+    assert not hands.arm_out("red") and not hands.arm_out("blue")
+    assert hands.withdrawn_after("red", 0.5) == 1.1  # last seen crossing at 1.1
+    assert hands.withdrawn_after("blue", 0.5) == 1.3
+    assert hands.withdrawn_after("blue", 1.4) is None
+    assert hands.withdrawn_after("green", 0.0) is None

@@ -16,6 +16,7 @@ from models.synth.settings import SynthSettings
 from vision.perception.classes import DIE_CLASSES
 from vision.stages.motion import MotionMask
 from vision.stages.scene import SceneReader, SceneSettings, _box_meets_polygon
+from vision.stages.seats import seat_strip_mm
 from vision.stages.tile_reader import EnrolledTileReader
 
 
@@ -294,3 +295,42 @@ def test_a_zone_is_busy_where_pixels_moved_not_where_their_box_reaches(
     still = MotionMask(np.zeros_like(motion.mask), scale)
     calm = reader.observe(image, truth_detections(scene), 3, 0.2, moving=whole, motion=still)
     assert calm.busy == set()
+
+
+def test_an_arm_across_a_seat_strip_is_out_and_a_fingertip_or_the_zone_is_not(
+    rendered: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    image, scene = rendered
+    calibration, grid = calibration_of(scene), grid_of(scene)
+    players = [z["colour"] for z in scene["zones"]]
+    reader = SceneReader(calibration, players, grid=grid)
+    h, w = image.shape[:2]
+    scale = 4
+    for zone in calibration.zones:
+        polygon_mm = np.asarray(zone.polygon_mm)
+        strip_mm = seat_strip_mm(polygon_mm, grid.origin_mm)
+        temple = np.asarray(grid.origin_mm)
+        assert np.linalg.norm(strip_mm.mean(axis=0) - temple) > np.linalg.norm(
+            polygon_mm.mean(axis=0) - temple
+        )  # behind the zone, on the player's side
+        seat, dice = calibration.table_to_image_px(
+            np.array([strip_mm.mean(axis=0), polygon_mm.mean(axis=0)])
+        )
+        arm = np.zeros((h // scale, w // scale), np.uint8)
+        ends = [tuple(int(v) for v in np.round(p / scale)) for p in (seat, dice)]
+        cv2.line(arm, ends[0], ends[1], 1, thickness=20)  # an arm, 4-5 cm wide
+        obs = reader.observe(image, truth_detections(scene), 1, 0.0, motion=MotionMask(arm > 0, 4))
+        assert obs.arms_out == {zone.player}
+        for k in range(11):  # a fingertip anywhere along the arm's way
+            fingertip = np.zeros_like(arm)
+            x, y = np.round(np.asarray(ends[0]) + (np.subtract(ends[1], ends[0]) * k / 10))
+            cv2.circle(fingertip, (int(x), int(y)), 1, 1, -1)
+            motion = MotionMask(fingertip > 0, 4)
+            assert (
+                reader.observe(image, truth_detections(scene), 2, 0.1, motion=motion).arms_out
+                == set()
+            )
+        polygon_px = calibration.table_to_image_px(polygon_mm)
+        in_zone = MotionMask(_zone_mask(polygon_px, (h // scale, w // scale), scale), scale)
+        obs = reader.observe(image, truth_detections(scene), 3, 0.2, motion=in_zone)
+        assert obs.arms_out == set() and zone.player in obs.busy

@@ -28,6 +28,14 @@ REACH_SECONDS = 4.0
 """Arms over a cell this long before a tile settled there count toward who placed it."""
 REACH_FRAMES = 5
 """Frames an arm must be seen over a new tile's cell before it alone tells who laid the tile."""
+TOGETHER_S = 1.5
+"""New chambers coming to rest this close together were laid at once, by different players:
+whose arm was drawn back first laid the first of them."""
+WITHDRAWN_BEFORE_S = 0.8
+"""An arm drawn back this long before the first of them came to rest may have laid it (a tile
+is seen at rest a moment after the hand let go)."""
+ARMS_WAIT_S = 1.5
+"""How long after the last of them came to rest arms still out are waited for."""
 NO_HELPER = "black masks freed, but no golden mask is known beside them"
 """What the note on an unlock seen before the engine knows the golden mask behind it says."""
 REREAD_MARK = "not moved, now read"
@@ -489,22 +497,70 @@ class EventMaker:
 
     def _credited(self, game: Game) -> list[dict[str, Any]]:
         """Credit each discovery that more than one player could have made, once the moment
-        around it has passed, to the first of them whose hands were free meanwhile."""
+        around it has passed, to the first of them whose hands were free meanwhile; chambers
+        laid at once go to different players, in the order their arms were drawn back."""
         credited: list[dict[str, Any]] = []
-        for key, (event, since) in list(self.crediting.items()):
-            if not self.hands.window_over(since):
+        for group in self._laid_together():
+            if not self._group_ready(game, group):
                 continue
-            del self.crediting[key]
-            cell = tuple(event["cell"])
-            self.waiting.pop(f"tile {cell}", None)
-            if game.temple.at(cell) is not None:  # entered by hand meanwhile
-                continue
-            legal = _accepted(game, event, "player", self._discoverers(game, cell, since))
-            if not legal:  # the game moved on: held until someone beside it could have
-                self._keep_back(event)
-                continue
-            credited += self._propose({**event, "player": self.hands.idle_around(legal, since)[0]})
+            first = min(since for _, since in group.values())
+            chosen: list[str] = []
+            for key, (event, since) in group.items():
+                del self.crediting[key]
+                cell = tuple(event["cell"])
+                self.waiting.pop(f"tile {cell}", None)
+                if game.temple.at(cell) is not None:  # entered by hand meanwhile
+                    continue
+                legal = _accepted(game, event, "player", self._discoverers(game, cell, since))
+                if not legal:  # the game moved on: held until someone beside it could have
+                    self._keep_back(event)
+                    continue
+                idle = self.hands.idle_around(legal, since)
+                if len(group) > 1:
+                    idle = self._by_withdrawal(idle, first - WITHDRAWN_BEFORE_S)
+                player = next((p for p in idle if p not in chosen), idle[0])
+                chosen.append(player)
+                credited += self._propose({**event, "player": player})
         return credited
+
+    def _laid_together(self) -> list[dict[tuple[Any, ...], tuple[dict[str, Any], float]]]:
+        """The discoveries waiting to be credited, grouped by chambers that came to rest within
+        `TOGETHER_S` of the one before, each group in the order they came to rest."""
+        groups: list[dict[tuple[Any, ...], tuple[dict[str, Any], float]]] = []
+        last = float("-inf")
+        for key, (event, since) in sorted(self.crediting.items(), key=lambda kv: kv[1][1]):
+            if not groups or since - last > TOGETHER_S:
+                groups.append({})
+            groups[-1][key] = (event, since)
+            last = since
+        return groups
+
+    def _group_ready(
+        self, game: Game, group: Mapping[tuple[Any, ...], tuple[dict[str, Any], float]]
+    ) -> bool:
+        """Tell whether chambers laid together can be credited: the moment around each has
+        passed, and no arm that could have laid one is still out (another chamber may be on its
+        way), or they have waited `ARMS_WAIT_S` for them."""
+        times = [since for _, since in group.values()]
+        if not all(self.hands.window_over(since) for since in times):
+            return False
+        if self.hands.now >= max(times) + ARMS_WAIT_S:
+            return True
+        return not any(
+            self.hands.arm_out(player)
+            for event, since in group.values()
+            for player in self._discoverers(game, tuple(event["cell"]), since)
+        )
+
+    def _by_withdrawal(self, players: list[str], since: float) -> list[str]:
+        """The players in the order they drew their arms back after `since` (those whose arm
+        was not seen drawn back last, in their order)."""
+
+        def withdrawn(player: str) -> float:
+            when = self.hands.withdrawn_after(player, since)
+            return float("inf") if when is None else when
+
+        return sorted(players, key=withdrawn)
 
     def _hold(self, key: tuple[Any, ...], event: dict[str, Any]) -> list[dict[str, Any]]:
         """Keep a piece event back until the engine can take it (who discovered a tile nobody

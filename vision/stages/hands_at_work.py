@@ -19,6 +19,8 @@ WORK_AFTER_S = 0.6
 """Seconds after it in which another action of a player's ended: it was under way (a roll
 tumbling, a figure carried) while the tile was laid. A discovery with more than one possible
 discoverer is credited this long after the tile settled."""
+ARM_GAP_S = 0.25
+"""An arm is drawn back once its seat strip stays still this long."""
 
 
 @dataclass
@@ -32,10 +34,16 @@ class HandsAtWork:
     """The time of the latest observation."""
     _dice_at: dict[str, np.ndarray] = field(default_factory=dict)
     _worked: dict[str, deque[float]] = field(default_factory=dict)
+    _arm_seen: dict[str, float] = field(default_factory=dict)
+    """Players whose arm is out, with when it was last seen crossing the seat strip."""
+    _withdrawn: dict[str, deque[float]] = field(default_factory=dict)
+    """When each player's arm was last seen before it was drawn back."""
 
     def see(self, observation: Observation) -> None:
-        """Note the players whose dice lie still elsewhere than before (rolled or unlocked)."""
+        """Note the players whose dice lie still elsewhere than before (rolled or unlocked),
+        and whose arms went out or were drawn back."""
         self.now = observation.t
+        self._see_arms(observation)
         for player, dice in observation.dice.items():
             if player in observation.busy or not dice:
                 continue  # a hand over the zone: where the dice lie is not known yet
@@ -46,6 +54,24 @@ class HandsAtWork:
                 self._dice_at[player] = where
             else:
                 self._dice_at[player] = remembered_dice(before, where, self.moved_mm)
+
+    def _see_arms(self, observation: Observation) -> None:
+        """Open an arm's run when its seat strip moves; end it after `ARM_GAP_S` of stillness."""
+        for player in observation.arms_out:
+            self._arm_seen[player] = observation.t
+        for player, seen in list(self._arm_seen.items()):
+            if observation.t - seen > ARM_GAP_S:
+                del self._arm_seen[player]
+                self._withdrawn.setdefault(player, deque(maxlen=64)).append(seen)
+
+    def withdrawn_after(self, player: str, t: float) -> float | None:
+        """When the player first drew his arm back at or after `t`; None while it is out or
+        was never out since."""
+        return next((w for w in self._withdrawn.get(player, ()) if w >= t), None)
+
+    def arm_out(self, player: str) -> bool:
+        """Tell whether the player's arm is out now (his seat strip moved just now)."""
+        return player in self._arm_seen
 
     def worked(self, player: str, t: float) -> None:
         """Note that an action of the player's ended at `t` (his piece came to rest)."""

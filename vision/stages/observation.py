@@ -57,6 +57,9 @@ class Observation:
     """Hands and arms seen over the table."""
     reach: Mapping[Cell, str] = field(default_factory=dict)
     """Cells of the temple with an arm over them, by the player whose seat the arm comes from."""
+    arms_out: frozenset[str] = frozenset()
+    """Players whose arm crosses their seat strip (`vision.stages.seats`): reaching out or
+    drawing back."""
 
     def capped(self, held: Mapping[str, int]) -> Observation:
         """Keep at most `held[player]` dice per player, the most confident (the engine knows how
@@ -108,6 +111,7 @@ class Observation:
             "busy": sorted(self.busy),
             "hands": self.hands,
             "reach": {_key(c): p for c, p in self.reach.items()},
+            "arms_out": sorted(self.arms_out),
         }
 
     @classmethod
@@ -142,6 +146,7 @@ class Observation:
             busy=frozenset(data.get("busy", ())),
             hands=int(data.get("hands", 0)),
             reach={_cell(k): str(p) for k, p in data.get("reach", {}).items()},
+            arms_out=frozenset(str(p) for p in data.get("arms_out", ())),
         )
 
 

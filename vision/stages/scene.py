@@ -15,6 +15,7 @@ from vision.stages.figures import FigureTracker, figure_shares
 from vision.stages.grid import Grid, locate_grid
 from vision.stages.motion import MotionMask
 from vision.stages.observation import Cell, Observation, SeenDie, SeenTile
+from vision.stages.seats import SeatStrips
 
 TileReader = Callable[[np.ndarray, Sequence[Sequence[float]]], SeenTile | None]
 """Reads the tile in a cell: (frame, corners NW NE SE SW in image px of the cell grown by
@@ -84,6 +85,7 @@ class SceneReader:
         """Per player: boxes (px) around the dice, grown by a die's side; while the zone is
         busy, the boxes of where dice lay before are kept too (a hand may hide them)."""
         self._figure_tracker = FigureTracker()
+        self._seats = SeatStrips(calibration, self.players)
         self._standing: dict[str, Cell] = {}
         """Where the engine has each player's figure (`follow` says)."""
         self._tile_cache: dict[Cell, SeenTile] = {}
@@ -185,6 +187,11 @@ class SceneReader:
             busy=frozenset(busy),
             hands=len(hands),
             reach=self._reach(moving) if motion is None else self._reach_pixels(motion),
+            arms_out=(
+                self._seats.arms_out(motion, self.grid.origin_mm)
+                if motion is not None and self.grid is not None
+                else frozenset()
+            ),
         )
 
     # ----- dice ----------------------------------------------------------------------------
