@@ -54,16 +54,13 @@ def test_the_free_candidates_keep_their_order_and_all_stay_when_all_were_busy() 
     assert hands.window_over(5.2)
 
 
-def test_an_arm_is_drawn_back_once_its_seat_strip_stays_still() -> None:
+def test_an_arm_is_out_until_its_seat_strip_stays_still_a_moment() -> None:
     hands = HandsAtWork()
     frames = [(1.0, {"red"}), (1.1, {"red", "blue"}), (1.2, {"blue"}), (1.3, {"blue"})]
-    frames += [(1.3 + ARM_GAP_S + 0.1 * k, set()) for k in (1, 2, 3, 4)]
     for seq, (t, out) in enumerate(frames):
         hands.see(Observation(seq=seq, t=t, arms_out=frozenset(out)))
-        if t == 1.2:  # red's strip still for only a moment: his arm is still out
-            assert hands.arm_out("red") and hands.withdrawn_after("red", 0.0) is None
-    assert not hands.arm_out("red") and not hands.arm_out("blue")
-    assert hands.withdrawn_after("red", 0.5) == 1.1  # last seen crossing at 1.1
-    assert hands.withdrawn_after("blue", 0.5) == 1.3
-    assert hands.withdrawn_after("blue", 1.4) is None
-    assert hands.withdrawn_after("green", 0.0) is None
+    assert hands.arm_out("red") and hands.arm_out("blue")  # red's strip still only 0.2 s
+    hands.see(Observation(seq=9, t=1.1 + ARM_GAP_S + 0.05))
+    assert not hands.arm_out("red") and hands.arm_out("blue")
+    hands.see(Observation(seq=10, t=1.3 + ARM_GAP_S + 0.05))
+    assert not hands.arm_out("blue") and not hands.arm_out("green")

@@ -29,13 +29,10 @@ REACH_SECONDS = 4.0
 REACH_FRAMES = 5
 """Frames an arm must be seen over a new tile's cell before it alone tells who laid the tile."""
 TOGETHER_S = 1.5
-"""New chambers coming to rest this close together were laid at once, by different players:
-whose arm was drawn back first laid the first of them."""
-WITHDRAWN_BEFORE_S = 0.8
-"""An arm drawn back this long before the first of them came to rest may have laid it (a tile
-is seen at rest a moment after the hand let go)."""
+"""New chambers coming to rest this close together were laid at once, by different players."""
 ARMS_WAIT_S = 1.5
-"""How long after the last of them came to rest arms still out are waited for."""
+"""How long after the last of them came to rest arms still out are waited for (another
+chamber may be on its way)."""
 NO_HELPER = "black masks freed, but no golden mask is known beside them"
 """What the note on an unlock seen before the engine knows the golden mask behind it says."""
 REREAD_MARK = "not moved, now read"
@@ -498,12 +495,11 @@ class EventMaker:
     def _credited(self, game: Game) -> list[dict[str, Any]]:
         """Credit each discovery that more than one player could have made, once the moment
         around it has passed, to the first of them whose hands were free meanwhile; chambers
-        laid at once go to different players, in the order their arms were drawn back."""
+        laid at once go to different players."""
         credited: list[dict[str, Any]] = []
         for group in self._laid_together():
             if not self._group_ready(game, group):
                 continue
-            first = min(since for _, since in group.values())
             chosen: list[str] = []
             for key, (event, since) in group.items():
                 del self.crediting[key]
@@ -516,8 +512,6 @@ class EventMaker:
                     self._keep_back(event)
                     continue
                 idle = self.hands.idle_around(legal, since)
-                if len(group) > 1:
-                    idle = self._by_withdrawal(idle, first - WITHDRAWN_BEFORE_S)
                 player = next((p for p in idle if p not in chosen), idle[0])
                 chosen.append(player)
                 credited += self._propose({**event, "player": player})
@@ -551,16 +545,6 @@ class EventMaker:
             for event, since in group.values()
             for player in self._discoverers(game, tuple(event["cell"]), since)
         )
-
-    def _by_withdrawal(self, players: list[str], since: float) -> list[str]:
-        """The players in the order they drew their arms back after `since` (those whose arm
-        was not seen drawn back last, in their order)."""
-
-        def withdrawn(player: str) -> float:
-            when = self.hands.withdrawn_after(player, since)
-            return float("inf") if when is None else when
-
-        return sorted(players, key=withdrawn)
 
     def _hold(self, key: tuple[Any, ...], event: dict[str, Any]) -> list[dict[str, Any]]:
         """Keep a piece event back until the engine can take it (who discovered a tile nobody

@@ -36,12 +36,10 @@ class HandsAtWork:
     _worked: dict[str, deque[float]] = field(default_factory=dict)
     _arm_seen: dict[str, float] = field(default_factory=dict)
     """Players whose arm is out, with when it was last seen crossing the seat strip."""
-    _withdrawn: dict[str, deque[float]] = field(default_factory=dict)
-    """When each player's arm was last seen before it was drawn back."""
 
     def see(self, observation: Observation) -> None:
         """Note the players whose dice lie still elsewhere than before (rolled or unlocked),
-        and whose arms went out or were drawn back."""
+        and whose arms are out."""
         self.now = observation.t
         self._see_arms(observation)
         for player, dice in observation.dice.items():
@@ -56,18 +54,12 @@ class HandsAtWork:
                 self._dice_at[player] = remembered_dice(before, where, self.moved_mm)
 
     def _see_arms(self, observation: Observation) -> None:
-        """Open an arm's run when its seat strip moves; end it after `ARM_GAP_S` of stillness."""
+        """An arm is out from when its seat strip moves until `ARM_GAP_S` of stillness there."""
         for player in observation.arms_out:
             self._arm_seen[player] = observation.t
         for player, seen in list(self._arm_seen.items()):
             if observation.t - seen > ARM_GAP_S:
                 del self._arm_seen[player]
-                self._withdrawn.setdefault(player, deque(maxlen=64)).append(seen)
-
-    def withdrawn_after(self, player: str, t: float) -> float | None:
-        """When the player first drew his arm back at or after `t`; None while it is out or
-        was never out since."""
-        return next((w for w in self._withdrawn.get(player, ()) if w >= t), None)
 
     def arm_out(self, player: str) -> bool:
         """Tell whether the player's arm is out now (his seat strip moved just now)."""

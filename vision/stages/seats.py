@@ -1,6 +1,6 @@
 """Each player's seat strip: the table between his dice zone and his chair (less any dice zone),
-which his arm crosses whenever it reaches into the temple. Motion there says his arm is out;
-its end, that he drew it back (who laid which of two chambers laid at once)."""
+which his arm crosses whenever it reaches into the temple. Motion there says his arm is out:
+a chamber he is laying may still be on its way."""
 
 from __future__ import annotations
 
@@ -19,15 +19,19 @@ STRIP_FROM = 0.5
 STRIP_TO = 1.5
 """... and ends this many zone depths beyond its outer edge."""
 ARM_OUT_MM2 = 1000.0
-"""Moving table area in a strip (mm², about a hand's back) that says an arm is out: on 25
-rendered games at 1080p, 700 and 1,400 mm² ordered the same withdrawals; 2,800 fewer."""
+"""Moving table area in a strip (mm², about a hand's back) that says an arm is out; a
+fingertip or a die rolling over the edge moves less."""
 
 
 def seat_strip_mm(zone_mm: np.ndarray, temple_mm: Sequence[float]) -> np.ndarray:
-    """The seat strip behind a zone (polygon, table mm), away from the temple's origin."""
+    """The seat strip behind a zone (polygon, table mm): beyond its long side that faces away
+    from the temple's origin, where its player sits at the table's edge."""
     zone = np.asarray(zone_mm, np.float64).reshape(-1, 2)
-    outward = zone.mean(axis=0) - np.asarray(temple_mm, np.float64)
-    outward /= max(float(np.linalg.norm(outward)), 1e-9)
+    centred = zone - zone.mean(axis=0)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    outward = axes[-1]  # across the zone's long side
+    if outward @ (zone.mean(axis=0) - np.asarray(temple_mm, np.float64)) < 0:
+        outward = -outward
     depth = float(np.ptp(zone @ outward))
     both = np.concatenate([zone + outward * depth * STRIP_FROM, zone + outward * depth * STRIP_TO])
     return cv2.convexHull(both.astype(np.float32))[:, 0].astype(np.float64)
