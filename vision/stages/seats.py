@@ -15,9 +15,10 @@ from vision.stages.motion import MotionMask
 StripMask = tuple[np.ndarray, int]
 """A seat strip drawn at the motion mask's size, and how many of its pixels must move."""
 STRIP_FROM = 0.5
-"""The strip starts this many zone depths beyond the zone's inner edge, away from the temple."""
+"""The strip sweeps the zone outward from this many of its depths (the zone itself is cut out
+again, so the strip starts at its outer edge) ..."""
 STRIP_TO = 1.5
-"""... and ends this many zone depths beyond its outer edge."""
+"""... to this many: it ends 1.5 depths beyond the zone's outer edge."""
 ARM_OUT_MM2 = 1000.0
 """Moving table area in a strip (mm², about a hand's back) that says an arm is out; a
 fingertip or a die rolling over the edge moves less."""
