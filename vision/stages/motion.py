@@ -63,6 +63,16 @@ class MotionSettings:
     """False: re-detect the whole frame every frame (to measure what the gate saves)."""
 
 
+def polygons_mask(
+    polygons_px: Sequence[np.ndarray], shape: tuple[int, ...], scale: int
+) -> np.ndarray:
+    """Polygons in frame px drawn (True inside) on a mask of `shape` at 1/`scale` of the frame."""
+    drawn = np.zeros(shape[:2], np.uint8)
+    for polygon in polygons_px:
+        cv2.fillPoly(drawn, [np.round(np.asarray(polygon) / scale).astype(np.int32)], 1)
+    return drawn.astype(bool)
+
+
 @dataclass(frozen=True)
 class MotionMask:
     """Where the picture moved this frame, at 1/`scale` of the frame's size."""
@@ -260,11 +270,7 @@ class MotionGate:
 
     def _focus(self, shape: tuple[int, ...]) -> np.ndarray:
         if self._focus_mask is None or self._focus_mask.shape != shape:
-            mask = np.zeros(shape[:2], np.uint8)
-            for polygon in self.focus:
-                points = np.round(polygon / self.settings.scale).astype(np.int32)
-                cv2.fillPoly(mask, [points], 1)
-            self._focus_mask = mask.astype(bool)
+            self._focus_mask = polygons_mask(self.focus, shape, self.settings.scale)
         return self._focus_mask
 
     # ----- pictures ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from vision.perception.classes import DIE_CLASSES, DIE_UNREADABLE
 from vision.perception.detections import Detections, nms
 from vision.stages.figures import FigureTracker, figure_shares
 from vision.stages.grid import Grid, locate_grid
-from vision.stages.motion import MotionMask
+from vision.stages.motion import MotionMask, polygons_mask
 from vision.stages.observation import Cell, Observation, SeenDie, SeenTile
 from vision.stages.seats import SeatStrips
 
@@ -256,11 +256,9 @@ class SceneReader:
         key = (player, motion.mask.shape, motion.scale)
         mask = self._zone_masks.get(key)
         if mask is None:
-            drawn = np.zeros(motion.mask.shape[:2], np.uint8)
-            points = np.round(self._zone_px[player] / motion.scale).astype(np.int32)
-            cv2.fillPoly(drawn, [points], 1)
+            drawn = polygons_mask([self._zone_px[player]], motion.mask.shape, motion.scale)
             side = 2 * round(MOTION_MARGIN_PX / motion.scale) + 1
-            mask = cv2.dilate(drawn, np.ones((side, side), np.uint8)).astype(bool)
+            mask = cv2.dilate(drawn.astype(np.uint8), np.ones((side, side), np.uint8)).astype(bool)
             self._zone_masks[key] = mask
         return mask
 

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from calibration.table import TableCalibration
-from vision.stages.motion import MotionMask
+from vision.stages.motion import MotionMask, polygons_mask
 
 StripMask = tuple[np.ndarray, int]
 """A seat strip drawn at the motion mask's size, and how many of its pixels must move."""
@@ -68,20 +68,17 @@ class SeatStrips:
         masks = self._masks.get(key)
         if masks is None:
             masks = {}
-            zones = np.zeros(motion.mask.shape[:2], np.uint8)
-            for zone in self.zones_mm.values():
-                zone_px = self.calibration.table_to_image_px(zone)
-                cv2.fillPoly(zones, [np.round(zone_px / motion.scale).astype(np.int32)], 1)
+            shape, scale = motion.mask.shape, motion.scale
+            to_px = self.calibration.table_to_image_px
+            zones = polygons_mask([to_px(zone) for zone in self.zones_mm.values()], shape, scale)
             for player, zone in self.zones_mm.items():
                 strip_mm = seat_strip_mm(zone, temple_mm)
-                strip_px = self.calibration.table_to_image_px(strip_mm)
-                drawn = np.zeros(motion.mask.shape[:2], np.uint8)
-                cv2.fillPoly(drawn, [np.round(strip_px / motion.scale).astype(np.int32)], 1)
+                strip_px = to_px(strip_mm)
                 px_per_mm2 = cv2.contourArea(strip_px.astype(np.float32)) / cv2.contourArea(
                     strip_mm.astype(np.float32)
                 )
-                least = max(1, round(ARM_OUT_MM2 * px_per_mm2 / motion.scale**2))
+                least = max(1, round(ARM_OUT_MM2 * px_per_mm2 / scale**2))
                 # dice rolled in another player's zone are no arm of this one
-                masks[player] = (drawn.astype(bool) & (zones == 0), least)
+                masks[player] = (polygons_mask([strip_px], shape, scale) & ~zones, least)
             self._masks = {key: masks}  # one temple origin and one size at a time
         return masks
