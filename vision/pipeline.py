@@ -77,7 +77,15 @@ class Pipeline:
         else:
             self.scene.temple_size = None
         observation = self.scene.observe(
-            image, gate.detections, seq, t, gate.moving, fresh, gate.stale, gate.motion
+            image,
+            gate.detections,
+            seq,
+            t,
+            gate.moving,
+            fresh,
+            gate.stale,
+            gate.motion,
+            gate.unseen,
         )
         if game is not None:
             held = {p: player.dice for p, player in game.players.items() if not player.escaped}

@@ -26,6 +26,7 @@ class Table:
         self.gems: dict[tuple[int, int], int] = {}
         self.figures: dict[str, tuple[int, int] | None] = {p: (0, 0) for p in players}
         self.busy: set[str] = set()
+        self.beside: set[str] = set()
         self.reach: dict[tuple[int, int], str] = {}
         self.arms_out: set[str] = set()
         self.events: list[dict[str, Any]] = []
@@ -46,6 +47,7 @@ class Table:
                 depot_gems=None,
                 figures=dict(self.figures),
                 busy=frozenset(self.busy),
+                beside=frozenset(self.beside),
                 reach=dict(self.reach),
                 arms_out=frozenset(self.arms_out),
             )
@@ -197,6 +199,7 @@ def test_observations_round_trip_through_json() -> None:
         depot_gems=5,
         figures={"red": (0, 1), "blue": None},
         busy=frozenset({"red"}),
+        beside=frozenset({"red"}),
         hands=1,
         reach={(0, 1): "blue"},
         arms_out=frozenset({"blue"}),
@@ -452,6 +455,42 @@ def test_a_roll_read_less_clearly_needs_a_second_still_frame() -> None:
     table.busy.discard("red")  # the same dice, read as surely, lying still two frames
     table.show(2)
     assert [(e["type"], sorted(e["faces"])) for e in table.events] == [("dice", sorted(ROLL))]
+
+
+def _roll_beside_an_arm(
+    conf: float = 0.9, settings: StabilitySettings | None = None, seen: int = 5
+) -> Table:
+    """Red rolls; the dice come to rest while a neighbour's arm passes beside them (the zone is
+    busy, but only beside the dice) for four frames, `seen` of them in sight, read at `conf`;
+    then red's own hand comes back for them."""
+    table = Table()
+    if settings is not None:
+        table.stabiliser = Stabiliser(settings)
+    table.roll("red", ROLL)  # a first roll, lying still: the dice the next one starts from
+    table.busy.add("red")
+    table.dice["red"] = tuple(SeenDie(None, (i * 20.0, 0.0), 0.5) for i in range(5))
+    table.show(3)  # tumbling under the hand
+    table.beside.add("red")  # the dice lie still; an arm passes beside them
+    table.dice["red"] = tuple(SeenDie(f, (i * 20.0, 60.0), conf) for i, f in enumerate(ROLL))[:seen]
+    table.show(4)
+    table.beside.discard("red")  # the player's own hand comes back for the dice
+    table.show(5)
+    return table
+
+
+def test_a_roll_read_clearly_while_an_arm_passes_beside_it_counts() -> None:
+    table = _roll_beside_an_arm()
+    assert [(e["type"], sorted(e["faces"])) for e in table.events] == [("dice", sorted(ROLL))] * 2
+
+
+def test_a_busy_zone_is_never_read_when_reading_beside_is_off() -> None:
+    table = _roll_beside_an_arm(settings=StabilitySettings(read_beside=False))
+    assert len(table.events) == 1  # the first roll only
+
+
+def test_dice_beside_an_arm_wait_when_read_unsurely_or_one_is_out_of_sight() -> None:
+    assert len(_roll_beside_an_arm(conf=0.6).events) == 1
+    assert len(_roll_beside_an_arm(seen=4).events) == 1
 
 
 def test_with_no_arm_seen_a_new_chamber_goes_to_whoever_has_not_rolled_since() -> None:

@@ -196,6 +196,42 @@ def test_motion_makes_a_zone_busy_only_near_its_dice(
     assert zone["colour"] in near.observe(image, hidden, 3, 0.2, motion=over_a_die).busy
 
 
+def test_motion_beside_dice_detected_afresh_leaves_them_in_plain_view(
+    rendered: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    """Motion within a die's side of the dice makes the zone busy; when none of it lies over a
+    die and the dice's pixels were all detected since they last changed, only beside them."""
+    image, scene = rendered
+    calibration = calibration_of(scene)
+    players = [z["colour"] for z in scene["zones"]]
+    detections = truth_detections(scene)
+    h, w = image.shape[:2]
+    scale = 4
+    zone = next(z for z in scene["zones"] if sum(d["zone"] == z["index"] for d in scene["dice"]))
+    boxes = np.array([d["box"] for d in scene["dice"] if d["zone"] == zone["index"]], float)
+    dice_mask = np.zeros((h // scale, w // scale), bool)
+    for x0, y0, x1, y1 in np.round(boxes / scale).astype(int):
+        dice_mask[y0 : y1 + 1, x0 : x1 + 1] = True
+    side = float((boxes[:, 2:] - boxes[:, :2]).max())
+    grown = cv2.dilate(dice_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    near = cv2.dilate(dice_mask.astype(np.uint8), np.ones((int(side / scale),) * 2, np.uint8))
+    beside_only = near.astype(bool) & ~grown
+    assert beside_only.any()
+    none_unseen = np.zeros_like(dice_mask)
+    colour = zone["colour"]
+
+    def look(moved: np.ndarray, unseen: np.ndarray | None) -> tuple[bool, bool]:
+        obs = SceneReader(calibration, players).observe(
+            image, detections, 1, 0.0, motion=MotionMask(moved, scale), unseen=unseen
+        )
+        return colour in obs.busy, colour in obs.beside
+
+    assert look(beside_only, none_unseen) == (True, True)
+    assert look(beside_only, dice_mask) == (True, False)  # their detections are old
+    assert look(beside_only, None) == (True, False)  # not known to be fresh
+    assert look(beside_only | dice_mask, none_unseen) == (True, False)  # moving over a die
+
+
 def _cell_quad(reader: SceneReader, cell: tuple[int, int]) -> np.ndarray:
     assert reader.grid is not None
     corners = reader.grid.cell_corners(cell, 0.0)

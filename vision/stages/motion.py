@@ -111,6 +111,9 @@ class GateResult:
     motion: MotionMask | None = None
     """The pixels that moved (`moving` boxes only bound them: an arm reaching across the
     table has a box over zones it never touches)."""
+    unseen: np.ndarray | None = None
+    """Bool, at the motion mask's size: pixels that changed since they were last detected
+    (their detections are old); None when unknown."""
 
 
 class MotionGate:
@@ -159,7 +162,10 @@ class MotionGate:
                     motion = MotionMask(self._mask(cv2.absdiff(small, previous)), s.scale)
                 moving = () if motion is None else tuple(self._region_boxes(motion.stats, w, h))
                 result = self._full(frame, small, t)
-                return GateResult(result.detections, result.windows, True, moving, (), motion)
+                fresh = np.zeros(small.shape, bool)  # all of it detected now
+                return GateResult(
+                    result.detections, result.windows, True, moving, (), motion, fresh
+                )
             return self._full(frame, small, t)
         assert self._reference is not None and self._dirty is not None
         assert self._dirty_since is not None
@@ -182,7 +188,9 @@ class MotionGate:
         still_dirty = self._dirty & ~near_motion
         candidates = self._plan(still_dirty, w, h)
         if not candidates:
-            return GateResult(self._detections, (), False, tuple(moving), (), motion)
+            return GateResult(
+                self._detections, (), False, tuple(moving), (), motion, self._dirty.copy()
+            )
         count, area = 0, 0
         for x0, y0, x1, y1 in candidates:
             area += (x1 - x0) * (y1 - y0)
@@ -202,7 +210,13 @@ class MotionGate:
         kept = self._keep_outside(self._detections, windows, w, h, changed_before, new)
         self._detections = Detections.concatenate([kept, new]).sorted()
         return GateResult(
-            self._detections, tuple(windows), False, tuple(moving), tuple(stale), motion
+            self._detections,
+            tuple(windows),
+            False,
+            tuple(moving),
+            tuple(stale),
+            motion,
+            self._dirty.copy(),
         )
 
     # ----- planning ------------------------------------------------------------------------

@@ -53,6 +53,9 @@ class Observation:
     """Each adventurer figure's cell by colour; None when it stands outside the temple."""
     busy: frozenset[str] = frozenset()
     """Players whose zone has a hand over it or a die that cannot be read."""
+    beside: frozenset[str] = frozenset()
+    """Busy players whose zone is busy only from motion beside the dice (within a die's side),
+    none over a die itself and no hand's box near: an arm passing by, the dice in plain view."""
     hands: int = 0
     """Hands and arms seen over the table."""
     reach: Mapping[Cell, str] = field(default_factory=dict)
@@ -109,6 +112,7 @@ class Observation:
             "depot_gems": self.depot_gems,
             "figures": {p: (list(c) if c is not None else None) for p, c in self.figures.items()},
             "busy": sorted(self.busy),
+            "beside": sorted(self.beside),
             "hands": self.hands,
             "reach": {_key(c): p for c, p in self.reach.items()},
             "arms_out": sorted(self.arms_out),
@@ -144,6 +148,7 @@ class Observation:
                 for p, c in data.get("figures", {}).items()
             },
             busy=frozenset(data.get("busy", ())),
+            beside=frozenset(str(p) for p in data.get("beside", ())),
             hands=int(data.get("hands", 0)),
             reach={_cell(k): str(p) for k, p in data.get("reach", {}).items()},
             arms_out=frozenset(str(p) for p in data.get("arms_out", ())),

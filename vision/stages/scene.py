@@ -147,6 +147,7 @@ class SceneReader:
         redetected: Sequence[Sequence[float]] | None = None,
         stale: Sequence[Sequence[float]] = (),
         motion: MotionMask | None = None,
+        unseen: np.ndarray | None = None,
     ) -> Observation:
         """Return what the frame shows: dice by player, tiles, gems, figures, busy zones.
 
@@ -156,6 +157,9 @@ class SceneReader:
         `stale`: boxes (px) whose detections are out of date: a zone they touch is busy too.
         `motion`: the moved pixels themselves; when given, a zone is busy only where they
         are, not wherever their `moving` boxes reach.
+        `unseen`: the pixels (at the motion mask's size) changed since they were last
+        detected; a zone whose dice lie on none of them and on no moved pixel is busy only
+        beside its dice (`Observation.beside`).
         """
         s = self.settings
         detections = one_box_per_die(detections, s.die_conf)
@@ -165,7 +169,7 @@ class SceneReader:
         conf = detections.confidence
         hands = detections[(names == "hand") & (conf >= s.hand_conf)]
         blockers = [*hands.xyxy, *stale, *(moving if motion is None else ())]
-        dice, busy = self._dice(names, centres_mm, blockers, motion, detections)
+        dice, busy, beside = self._dice(names, centres_mm, blockers, motion, detections, unseen)
         tiles_mask = (names == "tile") & (conf >= s.piece_conf)
         self._forget_reads(redetected)
         if self.grid is None:
@@ -185,6 +189,7 @@ class SceneReader:
             depot_gems=depot,
             figures=figures,
             busy=frozenset(busy),
+            beside=frozenset(beside),
             hands=len(hands),
             reach=self._reach(moving) if motion is None else self._reach_pixels(motion),
             arms_out=(
@@ -203,14 +208,17 @@ class SceneReader:
         blockers: Sequence[Sequence[float]],
         motion: MotionMask | None,
         detections: Detections,
-    ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str]]:
-        """Dice by the zone they lie in; zones with hands or motion near their dice are busy.
+        unseen: np.ndarray | None = None,
+    ) -> tuple[dict[str, tuple[SeenDie, ...]], set[str], set[str]]:
+        """Dice by the zone they lie in; zones with hands or motion near their dice are busy,
+        and of those, the ones where the motion only passes beside the dice.
 
         An unreadable die does not make its zone busy: the stability stage votes each die's
         face over the frames it lies still, and waits while one has no sure read."""
         found: dict[str, list[SeenDie]] = {p: [] for p in self._zone_px}
         boxes: dict[str, list[np.ndarray]] = {p: [] for p in self._zone_px}
         busy: set[str] = set()
+        beside: set[str] = set()
         conf = detections.confidence
         for i in np.flatnonzero(np.isin(names, DIE_CLASSES) & (conf >= self.settings.die_conf)):
             xy = (float(centres_mm[i][0]), float(centres_mm[i][1]))
@@ -233,9 +241,23 @@ class SceneReader:
             if blocked or (motion is not None and motion.meets(_boxes_mask(area, motion))):
                 busy.add(player)
                 self._dice_area[player] = area
+                if not blocked and self._in_plain_view(boxes[player], motion, unseen):
+                    beside.add(player)
             else:
                 self._dice_area.pop(player, None)
-        return {p: tuple(sorted(d, key=lambda die: die.xy_mm)) for p, d in found.items()}, busy
+        dice = {p: tuple(sorted(d, key=lambda die: die.xy_mm)) for p, d in found.items()}
+        return dice, busy, beside
+
+    @staticmethod
+    def _in_plain_view(
+        boxes: Sequence[np.ndarray], motion: MotionMask | None, unseen: np.ndarray | None
+    ) -> bool:
+        """Tell whether dice lie where nothing moved and everything was detected afresh
+        since it last changed (their detections are of the dice as they lie now)."""
+        if motion is None or unseen is None or not boxes or unseen.shape != motion.mask.shape:
+            return False
+        drawn = _boxes_mask(np.asarray(boxes, np.float32).reshape(-1, 4), motion)
+        return not (motion.mask & drawn).any() and not (unseen & drawn).any()
 
     def _near_dice(self, player: str, boxes: Sequence[np.ndarray]) -> np.ndarray:
         """Boxes (px) around the player's dice, each grown by the die's side, with those kept

@@ -45,6 +45,12 @@ class StabilitySettings:
     """Dice every one of which is read at least this surely settle at their first still frame:
     a hand often comes back for the dice a moment after they stop, and a roll as clear as
     that needs no second frame to agree (the motion gate already waited for stillness)."""
+    read_beside: bool = True
+    """Dice in a zone busy only from motion beside them (`Observation.beside`: an arm passing
+    by) are read as if it were quiet when every die is read at least `clear_conf` surely and
+    lies, showing the same face, where it lay in the frame before, with no die of the last
+    settle out of sight. False: a busy zone is never read (measured on rendered games: rolls
+    that lay still for under a second while a neighbour's arm passed were lost)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,8 @@ class Stabiliser:
     frames it was read unsurely (kept while a hand passes: a die that stays put is the same)."""
     _last_read: dict[str, tuple[np.ndarray, list[str]]] = field(default_factory=dict)
     """Per player: where each die lay and what it showed when the dice last settled."""
+    _last_frame: dict[str, tuple[np.ndarray, list[str | None]]] = field(default_factory=dict)
+    """Per player: where each die lay in the frame before and the face it was read as."""
     _taken: dict[str, np.ndarray] = field(default_factory=dict)
     """Per player: where the dice lie whose faces were taken from their likeliest faces (what
     they showed at a settle is no evidence of what they show)."""
@@ -113,7 +121,9 @@ class Stabiliser:
         """Take one frame's observation; return every value that settled to a new value."""
         changes: list[Settled] = []
         for player, dice in obs.dice.items():
-            voted = self._vote(player, dice, obs.t, player in obs.busy)
+            busy = player in obs.busy and not self._in_plain_view(player, dice, obs)
+            self._last_frame[player] = (dice_positions(dice), [d.face for d in dice])
+            voted = self._vote(player, dice, obs.t, busy)
             if voted is None:
                 self._runs.pop(("dice", player), None)
                 continue
@@ -144,6 +154,27 @@ class Stabiliser:
         for colour, cell in obs.figures.items():
             changes += self._feed(("figure", colour), cell, obs.t, 1.0, slow)
         return changes
+
+    def _in_plain_view(self, player: str, dice: Sequence[SeenDie], obs: Observation) -> bool:
+        """Tell whether a busy zone's dice can be read all the same (`read_beside`): only
+        motion beside them, each read clearly and lying as in the frame before, none missing."""
+        s = self.settings
+        before = self._last_frame.get(player)
+        if not s.read_beside or player not in obs.beside or not dice or before is None:
+            return False
+        if any(d.face is None or d.conf < s.clear_conf for d in dice):
+            return False
+        last = self._last_read.get(player)
+        if last is not None and len(dice) < len(last[0]):
+            return False  # a die of the last settle is out of sight: a hand may hold it
+        positions, faces = before
+        if len(positions) != len(dice):
+            return False
+        for die in dice:
+            j = nearest_within(positions, np.asarray(die.xy_mm), s.still_mm)
+            if j is None or faces[j] != die.face:
+                return False
+        return True
 
     def _vote(
         self, player: str, dice: Sequence[SeenDie], t: float, busy: bool
