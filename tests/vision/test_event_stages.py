@@ -247,6 +247,24 @@ def test_black_masks_put_back_elsewhere_are_an_unlock_even_if_a_still_die_reads_
     assert table.game.players["red"].locked == 0
 
 
+def test_one_of_two_black_masks_seen_put_back_frees_both() -> None:
+    """A golden mask frees up to two black masks and players free all they may: a second mask
+    put back too near its place to be seen moving is freed all the same."""
+    table = Table()
+    table.roll("red", ("black_mask", "black_mask", "golden_mask", "key", "torch"))
+    assert table.game.players["red"].locked == 2
+    lying = list(table.dice["red"])
+    black = lying[0]
+    lying[0] = SeenDie(black.face, (black.xy_mm[0] + 40.0, black.xy_mm[1] + 30.0), 0.9)
+    table.busy.add("red")
+    table.show(3)  # a hand picks both black masks up and puts them back, one where it lay
+    table.busy.discard("red")
+    table.dice["red"] = tuple(lying)
+    table.show()
+    assert [(e["type"], e.get("count")) for e in table.events] == [("dice", None), ("unlock", 2)]
+    assert all(table.verdicts) and table.game.players["red"].locked == 0
+
+
 CAN_DISCOVER = ("adventurer", "adventurer", "adventurer", "key", "torch")
 
 

@@ -435,6 +435,12 @@ class EventMaker:
         unlock: dict[str, Any] = {"type": "unlock", "player": player_id, "count": min(count, 2)}
         if helper != player_id:
             unlock["by"] = helper
+        # A golden mask frees up to two black masks (the Doc's three) and nobody frees fewer
+        # than he may: fewer seen put back means a mask moved too little to be seen moving.
+        for most in range(game.players[player_id].locked, unlock["count"], -1):
+            if game.check({**unlock, "count": most}).ok:
+                unlock["count"] = most
+                break
         return [_stamped(unlock, change)]
 
     @staticmethod
