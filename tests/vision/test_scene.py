@@ -11,9 +11,11 @@ import pytest
 from scene_truth import calibration_of, grid_of, truth_detections
 
 from calibration.enrollment import TileLibrary
+from calibration.table import TableCalibration
 from models.synth.frame import render_frame
 from models.synth.settings import SynthSettings
 from vision.perception.classes import DIE_CLASSES
+from vision.perception.detections import Detections
 from vision.stages.motion import MotionMask
 from vision.stages.scene import SceneReader, SceneSettings, _box_meets_polygon
 from vision.stages.seats import seat_strip_mm
@@ -158,19 +160,27 @@ def test_an_arm_from_a_seat_reaches_the_cell_under_its_hand(
     assert still.reach == {}
 
 
+def _a_zone_with_dice(
+    scene: dict[str, Any],
+) -> tuple[TableCalibration, list[str], Detections, dict[str, Any], list[list[float]]]:
+    """The rendered table's calibration, players and true detections, and a zone with dice in
+    it with its dice's boxes (px)."""
+    calibration = calibration_of(scene)
+    players = [z["colour"] for z in scene["zones"]]
+    zone = next(z for z in scene["zones"] if sum(d["zone"] == z["index"] for d in scene["dice"]))
+    dice = [d["box"] for d in scene["dice"] if d["zone"] == zone["index"]]
+    return calibration, players, truth_detections(scene), zone, dice
+
+
 def test_motion_makes_a_zone_busy_only_near_its_dice(
     rendered: tuple[np.ndarray, dict[str, Any]],
 ) -> None:
     """An arm moving through a zone far from its dice leaves them readable; motion over a die,
     or where a die lay before a hand hid it, makes the zone busy."""
     image, scene = rendered
-    calibration = calibration_of(scene)
-    players = [z["colour"] for z in scene["zones"]]
-    detections = truth_detections(scene)
+    calibration, players, detections, zone, dice = _a_zone_with_dice(scene)
     h, w = image.shape[:2]
     scale = 4
-    zone = next(z for z in scene["zones"] if sum(d["zone"] == z["index"] for d in scene["dice"]))
-    dice = [d["box"] for d in scene["dice"] if d["zone"] == zone["index"]]
     polygon = calibration.table_to_image_px(np.asarray(calibration.zones[zone["index"]].polygon_mm))
     # the corner of the zone farthest from its dice
     centres = np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] for b in dice])
@@ -202,13 +212,10 @@ def test_motion_beside_dice_detected_afresh_leaves_them_in_plain_view(
     """Motion within a die's side of the dice makes the zone busy; when none of it lies over a
     die and the dice's pixels were all detected since they last changed, only beside them."""
     image, scene = rendered
-    calibration = calibration_of(scene)
-    players = [z["colour"] for z in scene["zones"]]
-    detections = truth_detections(scene)
+    calibration, players, detections, zone, dice = _a_zone_with_dice(scene)
     h, w = image.shape[:2]
     scale = 4
-    zone = next(z for z in scene["zones"] if sum(d["zone"] == z["index"] for d in scene["dice"]))
-    boxes = np.array([d["box"] for d in scene["dice"] if d["zone"] == zone["index"]], float)
+    boxes = np.array(dice, float)
     dice_mask = np.zeros((h // scale, w // scale), bool)
     for x0, y0, x1, y1 in np.round(boxes / scale).astype(int):
         dice_mask[y0 : y1 + 1, x0 : x1 + 1] = True
