@@ -162,9 +162,8 @@ class MotionGate:
                     motion = MotionMask(self._mask(cv2.absdiff(small, previous)), s.scale)
                 moving = () if motion is None else tuple(self._region_boxes(motion.stats, w, h))
                 result = self._full(frame, small, t)
-                fresh = np.zeros(small.shape, bool)  # all of it detected now
                 return GateResult(
-                    result.detections, result.windows, True, moving, (), motion, fresh
+                    result.detections, result.windows, True, moving, (), motion, result.unseen
                 )
             return self._full(frame, small, t)
         assert self._reference is not None and self._dirty is not None
@@ -307,7 +306,7 @@ class MotionGate:
         self._dirty_since = np.full(small.shape, np.inf)
         self._last_refresh = t
         self._history = deque([(t, small)])
-        return GateResult(self._detections, ((0, 0, w, h),), True)
+        return GateResult(self._detections, ((0, 0, w, h),), True, unseen=self._dirty.copy())
 
     def _clean(self, window: Window, small: np.ndarray) -> None:
         """The window's inner part was re-detected: it shows the reference picture again.
