@@ -121,14 +121,14 @@ class Stabiliser:
         """Take one frame's observation; return every value that settled to a new value."""
         changes: list[Settled] = []
         for player, dice in obs.dice.items():
+            where = dice_positions(dice)
             busy = player in obs.busy and not self._in_plain_view(player, dice, obs)
-            self._last_frame[player] = (dice_positions(dice), [d.face for d in dice])
+            self._last_frame[player] = (where, [d.face for d in dice])
             voted = self._vote(player, dice, obs.t, busy)
             if voted is None:
                 self._runs.pop(("dice", player), None)
                 continue
             faces, conf, guessed, weights = voted
-            where = dice_positions(dice)
             clear = bool(dice) and conf >= self.settings.clear_conf
             changes += self._feed(
                 ("dice", player),
