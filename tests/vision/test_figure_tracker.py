@@ -4,10 +4,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.stages.figures import FigureTracker
+from vision.bench.robustness import warm_lamp
+from vision.stages.figures import FIGURE_RGB, FIGURE_SHARE, FigureTracker, figure_shares
 
 PURPLE_BOX = [100.0, 100.0, 150.0, 150.0]
 ORANGE_BOX = [400.0, 300.0, 450.0, 350.0]
+PLAYERS = list(FIGURE_RGB)
+SKIN_TONES = [
+    (0.98, 0.86, 0.76),
+    (0.89, 0.68, 0.54),
+    (0.76, 0.55, 0.40),
+    (0.55, 0.37, 0.25),
+    (0.36, 0.24, 0.17),
+]
+"""Skin from the palest to the darkest (the tones the renderers draw hands in)."""
+
+
+def _picture(top: tuple[float, float, float], bottom: tuple[float, float, float]) -> np.ndarray:
+    """A 40 x 40 px BGR picture: `top` (RGB 0..1) over its upper half, `bottom` below, each
+    shaded from 0.6 to 1 of its brightness left to right (a figure's sides are in shadow)."""
+    shade = np.linspace(0.6, 1.0, 40)[None, :, None]
+    halves = [
+        np.array(rgb[::-1])[None, None, :] * shade * np.ones((20, 1, 1)) for rgb in (top, bottom)
+    ]
+    return np.round(np.concatenate(halves) * 255).astype(np.uint8)
 
 
 def _frames(
@@ -59,3 +79,20 @@ def test_a_figure_showing_two_colours_is_the_one_standing_in_its_cell() -> None:
     # a figure plainly of another colour is that colour, whoever stood there
     plain = [{"yellow": 0.9, "green": 0.1}]
     assert FigureTracker().update(box, plain, 0.0, [{"green"}]) == ["yellow"]
+
+
+def test_a_hand_over_a_figure_votes_for_the_figure_alone() -> None:
+    # skin of every tone is less saturated than the figures: it votes for no colour at all
+    for tone in SKIN_TONES:
+        picture = _picture(FIGURE_RGB["purple"], tone)
+        assert figure_shares(picture, [0, 0, 40, 40], PLAYERS) == {"purple": 1.0}, tone
+
+
+def test_every_figure_reads_as_itself_in_shade_and_under_a_warm_lamp() -> None:
+    rng = np.random.default_rng(0)
+    for colour, rgb in FIGURE_RGB.items():
+        picture = _picture(rgb, rgb)
+        for lit in (picture, warm_lamp(picture, None, rng)):  # type: ignore[arg-type]
+            shares = figure_shares(lit, [0, 0, 40, 40], PLAYERS)
+            assert max(shares, key=shares.__getitem__) == colour, (colour, shares)
+            assert shares[colour] >= FIGURE_SHARE

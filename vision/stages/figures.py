@@ -34,6 +34,13 @@ def _hue_distance(a: np.ndarray, b: float) -> np.ndarray:
 
 FIGURE_SHARE = 0.4
 """A colour must win at least this share of a box's strongly coloured pixels to name it."""
+SKIN_HUES_DEG = (340.0, 60.0)
+"""Hues (from, through red, to) of skin in every tone; the figure colours there (red, orange,
+yellow) are the ones a hand over a figure can pass for."""
+SKIN_MAX_SATURATION = 174
+"""The most saturated skin (0.68 of full, HSV) that the classic skin rules allow: a pixel voting
+for a figure colour of skin's hues must be more saturated than this (the figures are far purer),
+so a hand over a figure does not read as the orange one."""
 STAYING_BONUS = 0.1
 """The share of a figure box's votes added to the colour the engine has standing in its cell
 (a figure stays where it stood unless it is plainly another colour)."""
@@ -64,8 +71,18 @@ def figure_shares(
     hues = strong[:, 0].astype(np.float64) * 360.0 / 256.0
     names = list(palette)
     distances = np.stack([_hue_distance(hues, _hue_of(palette[n])) for n in names])
-    votes = np.bincount(np.argmin(distances, axis=0), minlength=len(names))
-    return {n: float(v) / len(strong) for n, v in zip(names, votes, strict=True) if v}
+    nearest = np.argmin(distances, axis=0)
+    skin_like = np.array([_skin_hued(_hue_of(palette[n])) for n in names])
+    nearest = nearest[~skin_like[nearest] | (strong[:, 1] > SKIN_MAX_SATURATION)]
+    if len(nearest) < 6:
+        return {}
+    votes = np.bincount(nearest, minlength=len(names))
+    return {n: float(v) / len(nearest) for n, v in zip(names, votes, strict=True) if v}
+
+
+def _skin_hued(hue: float) -> bool:
+    """Tell whether a hue (degrees) is one that skin takes."""
+    return hue >= SKIN_HUES_DEG[0] or hue <= SKIN_HUES_DEG[1]
 
 
 @dataclass
