@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.bench.robustness import warm_lamp
 from vision.stages.figures import FIGURE_RGB, FIGURE_SHARE, FigureTracker, figure_shares
@@ -96,3 +97,15 @@ def test_every_figure_reads_as_itself_in_shade_and_under_a_warm_lamp() -> None:
             shares = figure_shares(lit, [0, 0, 40, 40], PLAYERS)
             assert max(shares, key=shares.__getitem__) == colour, (colour, shares)
             assert shares[colour] >= FIGURE_SHARE
+
+
+def test_a_loose_figure_box_votes_from_its_middle_not_the_art_around_the_figure() -> None:
+    # the orange figure fills the middle half of a loose box on warm chamber art (which votes
+    # yellow): the whole box would read yellow
+    art = np.array([0.15, 0.60, 0.85])[None, None, :]  # BGR
+    picture = np.round(np.ones((60, 60, 1)) * art * 255).astype(np.uint8)
+    orange = np.array(FIGURE_RGB["orange"][::-1])
+    picture[15:45, 15:45] = np.round(orange * 255).astype(np.uint8)
+    assert figure_shares(picture, [0, 0, 60, 60], PLAYERS) == pytest.approx(
+        {"orange": 900 / 1296, "yellow": 396 / 1296}
+    )

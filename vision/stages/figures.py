@@ -32,6 +32,10 @@ def _hue_distance(a: np.ndarray, b: float) -> np.ndarray:
     return np.minimum(d, 360.0 - d)
 
 
+FIGURE_TRIM = 0.2
+"""The share of a figure box's width (and height) left out at each side: only its middle votes,
+where the figure stands (a loose box takes in the chamber's art around it, whose warm colours
+can outvote an orange figure's)."""
 FIGURE_SHARE = 0.4
 """A colour must win at least this share of a box's strongly coloured pixels to name it."""
 SKIN_HUES_DEG = (340.0, 60.0)
@@ -52,15 +56,19 @@ def figure_shares(
     players: Sequence[str],
     colours: dict[str, tuple[float, float, float]] | None = None,
 ) -> dict[str, float]:
-    """Return each player's share of the figure box's strongly coloured pixels (empty when the
-    box shows too few). Only strongly coloured pixels vote (the tile art under a figure is dull
-    stone), each for the player colour nearest in hue; players without a known colour get none.
+    """Return each player's share of the strongly coloured pixels in the middle of a figure
+    box (empty when it shows too few). Only strongly coloured pixels vote (the tile art under a
+    figure is dull stone), each for the player colour nearest in hue; players without a known
+    colour get none.
     """
     palette = {p: (colours or FIGURE_RGB)[p] for p in players if p in (colours or FIGURE_RGB)}
     if not palette:
         return {}
     h, w = frame_bgr.shape[:2]
-    x0, y0, x1, y1 = (round(float(v)) for v in box)
+    bx0, by0, bx1, by1 = (float(v) for v in box)
+    trim_x, trim_y = (bx1 - bx0) * FIGURE_TRIM, (by1 - by0) * FIGURE_TRIM
+    x0, y0 = round(bx0 + trim_x), round(by0 + trim_y)
+    x1, y1 = round(bx1 - trim_x), round(by1 - trim_y)
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
     if x1 - x0 < 2 or y1 - y0 < 2:
         return {}
