@@ -78,9 +78,10 @@ def figure_shares(
         return {}
     hues = strong[:, 0].astype(np.float64) * 360.0 / 256.0
     names = list(palette)
-    distances = np.stack([_hue_distance(hues, _hue_of(palette[n])) for n in names])
+    colour_hues = [_hue_of(palette[n]) for n in names]
+    distances = np.stack([_hue_distance(hues, hue) for hue in colour_hues])
     nearest = np.argmin(distances, axis=0)
-    skin_like = np.array([_skin_hued(_hue_of(palette[n])) for n in names])
+    skin_like = np.array([_skin_hued(hue) for hue in colour_hues])
     nearest = nearest[~skin_like[nearest] | (strong[:, 1] > SKIN_MAX_SATURATION)]
     if len(nearest) < 6:
         return {}
