@@ -1645,6 +1645,20 @@ function cameraStatusText(vision) {
   return parts.join(" · ");
 }
 
+/** Start the camera picture once the page has loaded: the picture is an endless stream, and a
+ * stream begun before then keeps the page loading for ever (the tab's spinner never stops). */
+function startCameraVideo(video) {
+  if (video.getAttribute("src")) return;
+  if (document.readyState !== "complete") {
+    if (!video.dataset.waitingForLoad) {
+      video.dataset.waitingForLoad = "1";
+      window.addEventListener("load", () => startCameraVideo(video), { once: true });
+    }
+    return;
+  }
+  video.setAttribute("src", "/api/video.mjpg");
+}
+
 function renderVision(vision) {
   const panel = $("camera-panel");
   if (!vision || vision.mode === "off") {
@@ -1653,7 +1667,7 @@ function renderVision(vision) {
   }
   panel.hidden = false;
   const video = $("camera-video");
-  if (!video.getAttribute("src")) video.setAttribute("src", "/api/video.mjpg");
+  startCameraVideo(video);
   if (!panel.dataset.enlargeReady) {
     panel.dataset.enlargeReady = "1";
     $("camera-enlarge").addEventListener("click", () => enlargeCamera(!panel.classList.contains("enlarged")));

@@ -172,3 +172,47 @@ def test_the_game_page_leads_to_the_camera_panel(chromium: Browser, camera_serve
         no_sideways_scrolling(page)
     finally:
         context.close()
+
+
+STREAM_STARTS = """
+window.streamStarts = [];
+const setAttribute = Element.prototype.setAttribute;
+Element.prototype.setAttribute = function (name, value) {
+  if (name === "src" && String(value).includes("video.mjpg")) {
+    window.streamStarts.push(document.readyState);
+  }
+  return setAttribute.call(this, name, value);
+};
+"""
+"""Records how far the page had loaded whenever it starts the camera's stream."""
+
+
+def test_the_game_page_loads_while_a_slow_file_holds_it_back(
+    chromium: Browser, camera_server: Any
+) -> None:
+    """The camera picture is an endless stream: begun before the page had loaded, it kept the
+    page loading for ever (the tab's spinner never stopped, and Playwright's goto timed out).
+    The page now asks for the stream once it has loaded."""
+    camera_server.post("/api/camera/use", {"kind": "file", "value": "videos/table.avi"})
+    camera_server.post("/api/games", {"players": ["red", "blue"], "audio": "off"})
+    context = chromium.new_context(viewport=PHONE, base_url=camera_server.url)
+    page = context.new_page()
+    happened: list[str] = []
+    page.on("load", lambda: happened.append("load"))
+    page.on("request", lambda r: happened.append(r.url.split("/")[-1]))
+    page.add_init_script(STREAM_STARTS)
+
+    def late(route: Any) -> None:
+        page.wait_for_timeout(3_000)  # the game's script learns of the camera meanwhile
+        route.continue_()
+
+    page.route("**/static/countdown-clips.js", late)
+    try:
+        page.goto("/game", timeout=20_000)
+        expect(page.get_by_test_id("camera-status")).to_contain_text("1920")
+        expect(page.get_by_test_id("camera-video")).to_have_attribute("src", "/api/video.mjpg")
+        asked = [name for name in happened if name in ("vision", "load")]
+        assert asked.index("vision") < asked.index("load"), f"no race to test: {asked}"
+        assert page.evaluate("window.streamStarts") == ["complete"]
+    finally:
+        context.close()
