@@ -383,10 +383,22 @@ class VisionService:
         """Return (version, JPEG) of the newest annotated frame, waiting for one newer than
         `after` up to `timeout` seconds; asking counts as watching."""
         self._watched = time.monotonic()
+        if self._jpeg is None:
+            self._show_last_frame()
         with self._jpeg_cond:
             if self._jpeg_version <= after and timeout > 0:
                 self._jpeg_cond.wait(timeout)
             return self._jpeg_version, self._jpeg
+
+    def _show_last_frame(self) -> None:
+        """Publish the last frame of a recording that played to its end before anyone watched:
+        no frame will come to publish, and the dashboard would show no picture at all."""
+        grabber = self._grabber
+        if grabber is None or grabber.state().status != "ended":
+            return
+        frame = grabber.latest(timeout=0)
+        if frame is not None:
+            self._publish(np.ascontiguousarray(frame.image[::2, ::2]))
 
     def state_json(self, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
         """Return the camera's and the pipeline's state for the dashboard (its notes and waiting

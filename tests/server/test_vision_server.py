@@ -93,6 +93,24 @@ def test_a_video_is_watched_annotated_and_streamed(
     assert b"Content-Type: image/jpeg" in head
 
 
+def test_a_video_that_ended_unwatched_still_shows_its_last_frame(
+    serve_with: Callable[[list[str]], ServerProcess], table_video: tuple[Path, Path, list[str]]
+) -> None:
+    """Nobody watched while the video played (no game, no page open): its picture was never
+    published, and the game page showed no picture at all once it had ended."""
+    video, calibration, _ = table_video
+    server = serve_with(["--camera", str(video), "--calibration", str(calibration)]).server
+    wait_for(lambda: get_json(server.url + "/api/vision")["camera"]["status"] == "ended", 60)
+    with urllib.request.urlopen(server.url + "/api/video.jpg", timeout=10) as response:
+        picture = cv2.imdecode(np.frombuffer(response.read(), np.uint8), cv2.IMREAD_COLOR)
+    assert picture.shape[:2] == (540, 960)
+    rendered = cv2.resize(render_frame(SynthSettings(), seed=11, index=1).image, (960, 540))
+    assert float(np.abs(picture.astype(int) - rendered.astype(int)).mean()) < 8
+    with urllib.request.urlopen(server.url + "/api/video.mjpg", timeout=10) as response:
+        head = response.read(200)
+    assert b"Content-Type: image/jpeg" in head
+
+
 def test_no_calibration_still_shows_the_video_and_the_game_goes_on(
     serve_with: Callable[[list[str]], ServerProcess], table_video: tuple[Path, Path, list[str]]
 ) -> None:
