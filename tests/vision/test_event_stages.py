@@ -29,6 +29,7 @@ class Table:
         self.beside: set[str] = set()
         self.reach: dict[tuple[int, int], str] = {}
         self.arms_out: set[str] = set()
+        self.arm_paths: dict[tuple[int, int], dict[str, float]] = {}
         self.events: list[dict[str, Any]] = []
         self.verdicts: list[bool] = []
         self.rolls = 0
@@ -50,6 +51,7 @@ class Table:
                 beside=frozenset(self.beside),
                 reach=dict(self.reach),
                 arms_out=frozenset(self.arms_out),
+                arm_paths={cell: dict(shares) for cell, shares in self.arm_paths.items()},
             )
             self.maker.see(obs)
             for event in self.maker.events_for(self.stabiliser.update(obs)):
@@ -321,6 +323,33 @@ def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
     # both could discover: an arm from the placer's seat over the cell, seen clearly, tells
     placed_by = {p: _discoverer(("red", "blue"), arm=p, arm_frames=6) for p in ("red", "blue")}
     assert placed_by == {"red": "red", "blue": "blue"}
+
+
+def _laid_along(paths: dict[str, float]) -> str:
+    """Who is credited with a chamber that red, then blue, could have paid for, when each
+    player's path from its cell to his seat moved by `paths` just before it was laid."""
+    table = Table()
+    for player in ("red", "blue"):
+        table.roll(player, CAN_DISCOVER)
+    table.arm_paths = {(0, 1): paths, (1, 0): {"red": 0.9, "blue": 0.9}}
+    table.show(3)  # the arm sets the tile down
+    table.arm_paths = {}
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    table.show(16)
+    discover = [e for e in table.events if e["type"] == "discover"]
+    assert len(discover) == 1 and table.verdicts[-1]
+    return str(discover[0]["player"])
+
+
+def test_a_new_chamber_goes_to_the_player_along_whose_path_an_arm_moved() -> None:
+    # by who rolled when alone, red would be credited
+    assert _laid_along({"red": 0.2, "blue": 0.6}) == "blue"
+    assert _laid_along({"red": 0.6, "blue": 0.2}) == "red"
+
+
+def test_paths_that_moved_alike_leave_it_to_who_rolled_when() -> None:
+    assert _laid_along({"red": 0.5, "blue": 0.52}) == "red"
+    assert _laid_along({}) == "red"  # no path to that cell moved
 
 
 def test_an_arm_glimpsed_over_a_new_chamber_does_not_outweigh_who_rolled_when() -> None:

@@ -28,6 +28,14 @@ REACH_SECONDS = 4.0
 """Arms over a cell this long before a tile settled there count toward who placed it."""
 REACH_FRAMES = 5
 """Frames an arm must be seen over a new tile's cell before it alone tells who laid the tile."""
+ARM_PATH_S = 0.4
+"""Seconds before a new tile came to rest in which its discoverer's arm lies along his path to
+the cell, setting it down (`vision.stages.arm_paths`)."""
+ARM_PATH_LEAD = 1.1
+"""An arm's path tells who laid a tile when it moved this many times more than any other
+candidate's; else the hands at work tell."""
+ARM_PATH_FRAMES = 400
+"""Frames of arm paths kept (over 10 s at 30 fps: a discovery is credited within seconds)."""
 TOGETHER_S = 1.5
 """New chambers coming to rest this close together were laid at once, by different players."""
 ARMS_WAIT_S = 1.5
@@ -76,6 +84,11 @@ class EventMaker:
     _checked_at: int = -1
     reaches: deque[tuple[float, Cell, str]] = field(default_factory=lambda: deque(maxlen=2000))
     """Recent arms over temple cells: (when, cell, whose seat it came from)."""
+    arm_paths: deque[tuple[float, Mapping[Cell, Mapping[str, float]]]] = field(
+        default_factory=lambda: deque(maxlen=ARM_PATH_FRAMES)
+    )
+    """Recent frames' moved shares of each player's path to each open cell (`Observation.
+    arm_paths`), with when."""
     hands: HandsAtWork = field(default_factory=HandsAtWork)
     """When each player's own pieces came to rest moved (who was busy around a discovery)."""
     crediting: dict[tuple[Any, ...], tuple[dict[str, Any], float]] = field(default_factory=dict)
@@ -99,6 +112,7 @@ class EventMaker:
         """Remember whose arms reach over which cells (to tell who placed a tile), and say which
         players' rolls wait for a die read unsurely ("?")."""
         self.hands.see(observation)
+        self.arm_paths.append((observation.t, observation.arm_paths))
         for cell, player in observation.reach.items():
             self.reaches.append((observation.t, cell, player))
         for player, dice in observation.dice.items():
@@ -518,10 +532,31 @@ class EventMaker:
                     self._keep_back(event)
                     continue
                 idle = self.hands.idle_around(legal, since)
-                player = next((p for p in idle if p not in chosen), idle[0])
+                laid_by = self._arm_laid(legal, cell, since)
+                if laid_by is not None and laid_by not in chosen:
+                    player = laid_by
+                else:
+                    player = next((p for p in idle if p not in chosen), idle[0])
                 chosen.append(player)
                 credited += self._propose({**event, "player": player})
         return credited
+
+    def _arm_laid(self, candidates: Sequence[str], cell: Cell, since: float) -> str | None:
+        """The candidate whose arm's path to the cell moved most in the moment before the tile
+        came to rest (`ARM_PATH_S`), by `ARM_PATH_LEAD` over every other one; None when no
+        path stands out, or no frame of that moment was seen."""
+        frames = [
+            paths.get(cell, {}) for t, paths in self.arm_paths if since - ARM_PATH_S <= t <= since
+        ]
+        if not frames or not candidates:
+            return None
+        share = {p: sum(f.get(p, 0.0) for f in frames) / len(frames) for p in candidates}
+        ranked = sorted(candidates, key=lambda p: -share[p])
+        if share[ranked[0]] <= 0 or (
+            len(ranked) > 1 and share[ranked[0]] < ARM_PATH_LEAD * share[ranked[1]]
+        ):
+            return None
+        return ranked[0]
 
     def _laid_together(self) -> list[dict[tuple[Any, ...], tuple[dict[str, Any], float]]]:
         """The discoveries waiting to be credited, grouped by chambers that came to rest within

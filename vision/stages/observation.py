@@ -63,6 +63,9 @@ class Observation:
     arms_out: frozenset[str] = frozenset()
     """Players whose arm crosses their seat strip (`vision.stages.seats`): reaching out or
     drawing back."""
+    arm_paths: Mapping[Cell, Mapping[str, float]] = field(default_factory=dict)
+    """Per open cell of the temple (where a chamber may be laid), the share of each player's
+    path from it to his seat that moved (`vision.stages.arm_paths`)."""
 
     def capped(self, held: Mapping[str, int]) -> Observation:
         """Keep at most `held[player]` dice per player, the most confident (the engine knows how

@@ -11,6 +11,7 @@ import numpy as np
 from calibration.table import TableCalibration
 from vision.perception.classes import DIE_CLASSES, DIE_UNREADABLE
 from vision.perception.detections import Detections, nms
+from vision.stages.arm_paths import ArmPaths
 from vision.stages.figures import FigureTracker, figure_shares
 from vision.stages.grid import Grid, locate_grid
 from vision.stages.motion import MotionMask, polygons_mask
@@ -36,6 +37,8 @@ found only after 6 s, once motion over it made it read again, and every discover
 credited late and to the wrong player)."""
 ARM_MIN_PX = 24
 """Moving regions smaller than this (motion-mask px) are no arm: a die, noise, a fingertip."""
+NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+"""Steps to the cells beside a cell."""
 MOTION_MARGIN_PX = 24
 """Motion this close (frame px) to a player's zone makes it busy: the moved pixels are only
 where the picture changed enough, and a hand's still fingertips may lie beyond them."""
@@ -86,6 +89,7 @@ class SceneReader:
         busy, the boxes of where dice lay before are kept too (a hand may hide them)."""
         self._figure_tracker = FigureTracker()
         self._seats = SeatStrips(calibration, self.players)
+        self._arm_paths = ArmPaths(calibration, self.players)
         self._standing: dict[str, Cell] = {}
         """Where the engine has each player's figure (`follow` says)."""
         self._tile_cache: dict[Cell, SeenTile] = {}
@@ -130,6 +134,15 @@ class SceneReader:
                     self._tile_cache.pop(cell, None)
                     self._unreadable.discard(cell)
         self._layout = dict(layout)
+
+    def _open_cells(self) -> list[Cell]:
+        """The cells beside the engine's temple that hold no chamber yet (where one may be
+        laid); none before the engine's temple is known (`follow`)."""
+        if not self._layout:
+            return []
+        return sorted(
+            {(x + dx, y + dy) for x, y in self._layout for dx, dy in NEIGHBOURS} - set(self._layout)
+        )
 
     def zone_polygons(self) -> list[np.ndarray]:
         """The players' zones as polygons in frame px (where dice are rolled)."""
@@ -196,6 +209,11 @@ class SceneReader:
                 self._seats.arms_out(motion, self.grid.origin_mm)
                 if motion is not None and self.grid is not None
                 else frozenset()
+            ),
+            arm_paths=(
+                self._arm_paths.moved(motion, self.grid, self._open_cells())
+                if motion is not None and self.grid is not None
+                else {}
             ),
         )
 
