@@ -212,7 +212,7 @@ class EventMaker:
                 legal = _accepted(game, retry, "player", self._discoverers(game, subject[2], since))
                 if not legal:
                     continue
-                retry["player"] = self.hands.idle_around(legal, since)[0]
+                retry["player"] = self._laid_by(legal, subject[2], since)
                 self.waiting.pop(f"tile {subject[2]}", None)
             elif event["type"] == "activate" and not event["players"]:
                 cell = tuple(event["cell"])
@@ -531,15 +531,22 @@ class EventMaker:
                 if not legal:  # the game moved on: held until someone beside it could have
                     self._keep_back(event)
                     continue
-                idle = self.hands.idle_around(legal, since)
-                laid_by = self._arm_laid(legal, cell, since)
-                if laid_by is not None and laid_by not in chosen:
-                    player = laid_by
-                else:
-                    player = next((p for p in idle if p not in chosen), idle[0])
+                player = self._laid_by(legal, cell, since, chosen)
                 chosen.append(player)
                 credited += self._propose({**event, "player": player})
         return credited
+
+    def _laid_by(
+        self, legal: Sequence[str], cell: Cell, since: float, taken: Sequence[str] = ()
+    ) -> str:
+        """Who laid a chamber that any of `legal` could have: the one along whose path an arm
+        moved clearly (`_arm_laid`), else the first whose hands were free around it; one in
+        `taken` laid another chamber at that moment, so another goes first where one can."""
+        arm = self._arm_laid(legal, cell, since)
+        if arm is not None and arm not in taken:
+            return arm
+        idle = self.hands.idle_around(legal, since)
+        return next((p for p in idle if p not in taken), idle[0])
 
     def _arm_laid(self, candidates: Sequence[str], cell: Cell, since: float) -> str | None:
         """The candidate whose arm's path to the cell moved most in the moment before the tile
