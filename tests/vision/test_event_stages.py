@@ -325,15 +325,18 @@ def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
     assert placed_by == {"red": "red", "blue": "blue"}
 
 
-def _laid_along(paths: dict[str, float]) -> str:
+def _laid_along(paths: dict[str, float], unread_frames: int = 0) -> str:
     """Who is credited with a chamber that red, then blue, could have paid for, when each
-    player's path from its cell to his seat moved by `paths` just before it was laid."""
+    player's path from its cell to his seat moved by `paths` just before it was laid (and
+    the tile lay unread for `unread_frames` frames before it was read)."""
     table = Table()
     for player in ("red", "blue"):
         table.roll(player, CAN_DISCOVER)
     table.arm_paths = {(0, 1): paths, (1, 0): {"red": 0.9, "blue": 0.9}}
     table.show(3)  # the arm sets the tile down
     table.arm_paths = {}
+    table.tiles[(0, 1)] = SeenTile("unknown", "S", 0.5)
+    table.show(unread_frames)
     table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
     table.show(16)
     discover = [e for e in table.events if e["type"] == "discover"]
@@ -345,6 +348,11 @@ def test_a_new_chamber_goes_to_the_player_along_whose_path_an_arm_moved() -> Non
     # by who rolled when alone, red would be credited
     assert _laid_along({"red": 0.2, "blue": 0.6}) == "blue"
     assert _laid_along({"red": 0.6, "blue": 0.2}) == "red"
+
+
+def test_the_path_that_tells_is_the_one_before_the_tile_was_first_seen() -> None:
+    # read only half a second after it was set down: the arm had gone by then
+    assert _laid_along({"red": 0.2, "blue": 0.6}, unread_frames=5) == "blue"
 
 
 def test_paths_that_moved_alike_leave_it_to_who_rolled_when() -> None:

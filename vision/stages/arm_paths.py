@@ -14,7 +14,7 @@ from calibration.table import TableCalibration
 from vision.stages.grid import Grid
 from vision.stages.motion import MotionMask, polygons_mask
 from vision.stages.observation import Cell
-from vision.stages.seats import seat_strip_mm
+from vision.stages.seats import seat_strip_mm, zones_mm
 
 PATH_TILES = 2.5
 """A path runs this many tile sides from the cell's centre toward the seat: far enough that
@@ -46,11 +46,7 @@ class ArmPaths:
 
     def __init__(self, calibration: TableCalibration, players: tuple[str, ...]) -> None:
         self.calibration = calibration
-        self.zones_mm = {
-            zone.player: np.asarray(zone.polygon_mm, np.float64)
-            for zone in calibration.zones
-            if zone.player in players
-        }
+        self.zones_mm = zones_mm(calibration, players)
         self._paths: dict[tuple[object, ...], np.ndarray] = {}
         self._key: tuple[object, ...] | None = None
 

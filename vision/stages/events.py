@@ -31,6 +31,9 @@ REACH_FRAMES = 5
 ARM_PATH_S = 0.4
 """Seconds before a new tile came to rest in which its discoverer's arm lies along his path to
 the cell, setting it down (`vision.stages.arm_paths`)."""
+TILE_SEEN_S = 1.0
+"""A tile seen in its cell at most this long before it came to rest was set down then (read
+as unknown while the hand left it)."""
 ARM_PATH_LEAD = 1.1
 """An arm's path tells who laid a tile when it moved this many times more than any other
 candidate's; else the hands at work tell."""
@@ -94,6 +97,9 @@ class EventMaker:
     crediting: dict[tuple[Any, ...], tuple[dict[str, Any], float]] = field(default_factory=dict)
     """Discoveries more than one player could have made, with when the tile came to rest: they
     are credited once the moment around it has passed (`_credited`)."""
+    _tile_seen: dict[Cell, float] = field(default_factory=dict)
+    """When a tile was first seen in each cell, read or not (it is set down then; it may come
+    to rest as a read tile a moment later)."""
     _tile_since: dict[Cell, float] = field(default_factory=dict)
     """When each new tile first came to rest (a held discovery is credited around it)."""
     _masks_moved: dict[str, int] = field(default_factory=dict)
@@ -113,6 +119,8 @@ class EventMaker:
         players' rolls wait for a die read unsurely ("?")."""
         self.hands.see(observation)
         self.arm_paths.append((observation.t, observation.arm_paths))
+        for cell in observation.tiles:
+            self._tile_seen.setdefault(cell, observation.t)
         for cell, player in observation.reach.items():
             self.reaches.append((observation.t, cell, player))
         for player, dice in observation.dice.items():
@@ -552,6 +560,9 @@ class EventMaker:
         """The candidate whose arm's path to the cell moved most in the moment before the tile
         came to rest (`ARM_PATH_S`), by `ARM_PATH_LEAD` over every other one; None when no
         path stands out, or no frame of that moment was seen."""
+        seen = self._tile_seen.get(cell, since)
+        if since - TILE_SEEN_S <= seen < since:  # set down before it was read
+            since = seen
         frames = [
             paths.get(cell, {}) for t, paths in self.arm_paths if since - ARM_PATH_S <= t <= since
         ]

@@ -38,16 +38,21 @@ def seat_strip_mm(zone_mm: np.ndarray, temple_mm: Sequence[float]) -> np.ndarray
     return cv2.convexHull(both.astype(np.float32))[:, 0].astype(np.float64)
 
 
+def zones_mm(calibration: TableCalibration, players: Sequence[str]) -> dict[str, np.ndarray]:
+    """Each playing player's dice zone (polygon, table mm)."""
+    return {
+        zone.player: np.asarray(zone.polygon_mm, np.float64)
+        for zone in calibration.zones
+        if zone.player in players
+    }
+
+
 class SeatStrips:
     """Tells, frame by frame, whose arm is out: enough motion in his seat strip."""
 
     def __init__(self, calibration: TableCalibration, players: tuple[str, ...]) -> None:
         self.calibration = calibration
-        self.zones_mm = {
-            zone.player: np.asarray(zone.polygon_mm, np.float64)
-            for zone in calibration.zones
-            if zone.player in players
-        }
+        self.zones_mm = zones_mm(calibration, players)
         self._masks: dict[tuple[object, ...], dict[str, StripMask]] = {}
 
     def arms_out(self, motion: MotionMask, temple_mm: tuple[float, float]) -> frozenset[str]:
