@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from calibration.table import TableCalibration
+from rules.vocabulary import OFFSETS
 from vision.perception.classes import DIE_CLASSES, DIE_UNREADABLE
 from vision.perception.detections import Detections, nms
 from vision.stages.arm_paths import ArmPaths
@@ -37,8 +38,6 @@ found only after 6 s, once motion over it made it read again, and every discover
 credited late and to the wrong player)."""
 ARM_MIN_PX = 24
 """Moving regions smaller than this (motion-mask px) are no arm: a die, noise, a fingertip."""
-NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-"""Steps to the cells beside a cell."""
 MOTION_MARGIN_PX = 24
 """Motion this close (frame px) to a player's zone makes it busy: the moved pixels are only
 where the picture changed enough, and a hand's still fingertips may lie beyond them."""
@@ -141,7 +140,8 @@ class SceneReader:
         if not self._layout:
             return []
         return sorted(
-            {(x + dx, y + dy) for x, y in self._layout for dx, dy in NEIGHBOURS} - set(self._layout)
+            {(x + dx, y + dy) for x, y in self._layout for dx, dy in OFFSETS.values()}
+            - set(self._layout)
         )
 
     def zone_polygons(self) -> list[np.ndarray]:
