@@ -547,14 +547,17 @@ class EventMaker:
     def _laid_by(
         self, legal: Sequence[str], cell: Cell, since: float, taken: Sequence[str] = ()
     ) -> str:
-        """Who laid a chamber that any of `legal` could have: the one along whose path an arm
-        moved clearly (`_arm_laid`), else the first whose hands were free around it; one in
-        `taken` laid another chamber at that moment, so another goes first where one can."""
-        arm = self._arm_laid(legal, cell, since)
-        if arm is not None and arm not in taken:
-            return arm
+        """Who laid a chamber that any of `legal` could have: the first whose hands were free
+        around it, or when several were, the one along whose path an arm moved clearly
+        (`_arm_laid`); one in `taken` laid another chamber at that moment, so another goes
+        first where one can."""
         idle = self.hands.idle_around(legal, since)
-        return next((p for p in idle if p not in taken), idle[0])
+        free = [p for p in idle if p not in taken]
+        if len(free) > 1:
+            arm = self._arm_laid(free, cell, since)
+            if arm is not None:
+                return arm
+        return free[0] if free else idle[0]
 
     def _arm_laid(self, candidates: Sequence[str], cell: Cell, since: float) -> str | None:
         """The candidate whose arm's path to the cell moved most in the moment before the tile
