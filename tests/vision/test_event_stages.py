@@ -355,6 +355,26 @@ def test_the_path_that_tells_is_the_one_before_the_tile_was_first_seen() -> None
     assert _laid_along({"red": 0.2, "blue": 0.6}, unread_frames=5) == "blue"
 
 
+def test_hands_at_work_outweigh_the_path() -> None:
+    # red's path moved most, but his dice came to rest elsewhere as the tile was laid
+    table = Table()
+    for player in ("red", "blue"):
+        table.roll(player, CAN_DISCOVER)
+    table.arm_paths = {(0, 1): {"red": 0.6, "blue": 0.2}}
+    table.show(3)
+    table.arm_paths = {}
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    table.busy.add("red")
+    table.show(3)
+    table.busy.discard("red")
+    table.dice["red"] = tuple(
+        SeenDie(face, (i * 20.0, 60.0), 0.3) for i, face in enumerate(CAN_DISCOVER)
+    )
+    table.show(10)
+    discover = [e for e in table.events if e["type"] == "discover"]
+    assert [e["player"] for e in discover] == ["blue"] and all(table.verdicts)
+
+
 def test_paths_that_moved_alike_leave_it_to_who_rolled_when() -> None:
     assert _laid_along({"red": 0.5, "blue": 0.52}) == "red"
     assert _laid_along({}) == "red"  # no path to that cell moved
