@@ -294,6 +294,7 @@ def test_chambers_laid_at_once_go_to_different_players() -> None:
     for player in ("red", "blue"):
         table.roll(player, CAN_DISCOVER)
     table.arms_out = {"red", "blue"}
+    table.arm_paths = {(0, -1): {"red": 0.6, "blue": 0.5}}  # reaching for another open cell
     table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
     table.show(10)  # the moment around it has passed, but two arms are still out
     assert [e["type"] for e in table.events] == ["dice", "dice"]
@@ -301,6 +302,7 @@ def test_chambers_laid_at_once_go_to_different_players() -> None:
     table.tiles[(0, -1)] = SeenTile("chamber-2", "S", 0.8)
     table.show(3)
     table.arms_out.clear()
+    table.arm_paths = {}
     table.show(10)
     discover = [e for e in table.events if e["type"] == "discover"]
     assert all(table.verdicts) and sorted(e["tile"] for e in discover) == ["chamber-1", "chamber-2"]
@@ -311,12 +313,27 @@ def test_an_arm_left_out_delays_a_new_chamber_only_a_while() -> None:
     table = Table()
     for player in ("red", "blue"):
         table.roll(player, CAN_DISCOVER)
-    table.arms_out = {"blue"}  # blue keeps moving behind his dice
+    table.arms_out = {"blue"}  # blue reaches over the temple toward another open cell
+    table.arm_paths = {(1, 0): {"blue": 0.8}}
     table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
     table.show(10)
     assert not any(e["type"] == "discover" for e in table.events)
     table.show(10)  # past `ARMS_WAIT_S`: credited all the same
     assert [e["type"] for e in table.events] == ["dice", "dice", "discover"]
+
+
+def test_an_arm_out_that_reaches_for_no_other_cell_delays_nothing() -> None:
+    # blue's seat strip moves (he gathers his dice), but no path of his to another open cell
+    # does: no other chamber is on its way, so the new one is credited once its moment passed
+    for paths in ({}, {(1, 0): {"blue": 0.1}}, {(0, 1): {"blue": 0.9}}):
+        table = Table()
+        for player in ("red", "blue"):
+            table.roll(player, CAN_DISCOVER)
+        table.arms_out = {"blue"}
+        table.arm_paths = paths
+        table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+        table.show(10)
+        assert [e["type"] for e in table.events] == ["dice", "dice", "discover"], paths
 
 
 def test_a_new_chamber_goes_to_the_player_whose_arm_placed_it() -> None:
@@ -563,8 +580,15 @@ def test_a_busy_zone_is_never_read_when_reading_beside_is_off() -> None:
     assert len(table.events) == 1  # the first roll only
 
 
+def test_a_roll_read_surely_but_not_clearly_beside_an_arm_counts_once_two_frames_agree() -> None:
+    table = _roll_beside_an_arm(conf=0.6)
+    assert [(e["type"], sorted(e["faces"])) for e in table.events] == [("dice", sorted(ROLL))] * 2
+    strict = _roll_beside_an_arm(conf=0.6, settings=StabilitySettings(beside_conf=0.7))
+    assert len(strict.events) == 1  # the first roll only
+
+
 def test_dice_beside_an_arm_wait_when_read_unsurely_or_one_is_out_of_sight() -> None:
-    assert len(_roll_beside_an_arm(conf=0.6).events) == 1
+    assert len(_roll_beside_an_arm(conf=0.45).events) == 1
     assert len(_roll_beside_an_arm(seen=4).events) == 1
 
 

@@ -42,8 +42,11 @@ ARM_PATH_FRAMES = 400
 TOGETHER_S = 1.5
 """New chambers coming to rest this close together were laid at once, by different players."""
 ARMS_WAIT_S = 1.5
-"""How long after the last of them came to rest arms still out are waited for (another
-chamber may be on its way)."""
+"""How long after the last of them came to rest arms still reaching for another open cell are
+waited for (another chamber may be on its way there)."""
+REACHING_SHARE = 0.5
+"""An arm that is out reaches for an open cell when this share of its player's path to the
+cell moved in the latest frame (an arm only out for the player's own dice delays nothing)."""
 NO_HELPER = "black masks freed, but no golden mask is known beside them"
 """What the note on an unlock seen before the engine knows the golden mask behind it says."""
 REREAD_MARK = "not moved, now read"
@@ -595,17 +598,32 @@ class EventMaker:
         self, game: Game, group: Mapping[tuple[Any, ...], tuple[dict[str, Any], float]]
     ) -> bool:
         """Tell whether chambers laid together can be credited: the moment around each has
-        passed, and no arm that could have laid one is still out (another chamber may be on its
-        way), or they have waited `ARMS_WAIT_S` for them."""
+        passed, and no arm that could have laid one still reaches for another open cell
+        (another chamber may be on its way), or they have waited `ARMS_WAIT_S` for them."""
         times = [since for _, since in group.values()]
         if not all(self.hands.window_over(since) for since in times):
             return False
         if self.hands.now >= max(times) + ARMS_WAIT_S:
             return True
+        cells = {tuple(event["cell"]) for event, _ in group.values()}
         return not any(
-            self.hands.arm_out(player)
+            self.hands.arm_out(player) and self._reaching(player, cells)
             for event, since in group.values()
             for player in self._discoverers(game, tuple(event["cell"]), since)
+        )
+
+    def _reaching(self, player: str, laid: set[Cell]) -> bool:
+        """Tell whether the player's arm lies along his path to an open cell other than
+        `laid` in the latest frame (another chamber may be on its way there)."""
+        if not self.arm_paths:
+            return False
+        t, paths = self.arm_paths[-1]
+        if t < self.hands.now:
+            return False
+        return any(
+            share.get(player, 0.0) >= REACHING_SHARE
+            for cell, share in paths.items()
+            if cell not in laid
         )
 
     def _hold(self, key: tuple[Any, ...], event: dict[str, Any]) -> list[dict[str, Any]]:

@@ -47,10 +47,12 @@ class StabilitySettings:
     that needs no second frame to agree (the motion gate already waited for stillness)."""
     read_beside: bool = True
     """Dice in a zone busy only from motion beside them (`Observation.beside`: an arm passing
-    by) are read as if it were quiet when every die is read at least `clear_conf` surely and
+    by) are read as if it were quiet when every die is read at least `beside_conf` surely and
     lies, showing the same face, where it lay in the frame before, with no die of the last
     settle out of sight. False: a busy zone is never read (measured on rendered games: rolls
     that lay still for under a second while a neighbour's arm passed were lost)."""
+    beside_conf: float = 0.5
+    """How surely every die of a busy zone must be read for `read_beside`."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,7 @@ class Stabiliser:
         before = self._last_frame.get(player)
         if not s.read_beside or player not in obs.beside or not dice or before is None:
             return False
-        if any(d.face is None or d.conf < s.clear_conf for d in dice):
+        if any(d.face is None or d.conf < s.beside_conf for d in dice):
             return False
         last = self._last_read.get(player)
         if last is not None and len(dice) < len(last[0]):
