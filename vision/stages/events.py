@@ -617,9 +617,7 @@ class EventMaker:
         `laid` in the latest frame (another chamber may be on its way there)."""
         if not self.arm_paths:
             return False
-        t, paths = self.arm_paths[-1]
-        if t < self.hands.now:
-            return False
+        _, paths = self.arm_paths[-1]  # `see` adds one per frame: this frame's
         return any(
             share.get(player, 0.0) >= REACHING_SHARE
             for cell, share in paths.items()
