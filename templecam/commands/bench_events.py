@@ -259,6 +259,9 @@ def _describe(figures: dict[str, Any]) -> str:
         f"{figures['latency_ms_p50']} ms, p95 {figures['latency_ms_p95']} ms; "
         f"rejected by the engine {figures['rejected_by_engine']}",
     ]
+    late = figures.get("latency_ms_p95_by_type")
+    if late:
+        lines.append(f"  latency p95 by type: {_by_type_ms(late)}")
     if "frames_grabbed" in figures:
         lines.append(
             f"  localiser scale {figures['localiser_scale']}, frames grabbed "
@@ -285,4 +288,12 @@ def _describe_summary(summary: dict[str, Any]) -> str:
             lines.append(f"  {label}: {worst} ({form.format(low)} - {form.format(high)})")
     kinds = ", ".join(f"{k} {v:.1%}" for k, v in summary.get("worst_by_type", {}).items())
     lines.append(f"  worst share recovered by type: {kinds}")
+    late = summary.get("worst_latency_ms_p95_by_type")
+    if late:
+        lines.append(f"  worst latency p95 by type: {_by_type_ms(late)}")
     return "\n".join(lines)
+
+
+def _by_type_ms(latencies: dict[str, float | None]) -> str:
+    """Return per event type latencies (ms) as words: "dice 200 ms, discover 900 ms"."""
+    return ", ".join(f"{kind} {ms:g} ms" for kind, ms in latencies.items() if ms is not None)

@@ -36,10 +36,17 @@ def test_two_fresh_tiny_games_give_each_games_figures_by_type_and_the_worst(
     spread = [min(shares), max(shares)]
     assert summary["recovered_share"] == {"worst": min(shares), "spread": spread}
     assert set(summary["worst_by_type"]) >= {"dice"}
+    late = [g["latency_ms_p95_by_type"] for g in each]
+    assert all(set(x) <= set(COUNTED) for x in late)
+    assert summary["worst_latency_ms_p95_by_type"] == {
+        kind: max(x[kind] for x in late if x.get(kind) is not None)
+        for kind in {k for x in late for k, v in x.items() if v is not None}
+    }
     # Run again: the games are found, not rendered anew; --from-truth scores the stages alone.
     assert main([*argv, "--from-truth"]) == 0
     out = capsys.readouterr()
     assert "rendering" not in out.err and "the worst game" in out.out and "whole rolls" in out.out
+    assert "latency p95 by type: dice " in out.out and "worst latency p95 by type: dice " in out.out
 
 
 def test_a_roll_read_with_one_die_wrong_is_a_misread_roll_not_a_whole_one() -> None:
@@ -60,3 +67,24 @@ def test_a_roll_read_with_one_die_wrong_is_a_misread_roll_not_a_whole_one() -> N
     }
     assert figures["whole_rolls"] == 0.5 and figures["misread_rolls"] == 1
     assert summarise([figures])["worst_by_type"] == {"dice": 0.5, "enter": 0.0}
+
+
+def test_latency_is_told_by_event_type_and_the_worst_game_of_each_type_is_summed_up() -> None:
+    truth = [
+        {"type": "dice", "player": "red", "faces": ["key"], "t": 1.0},
+        {"type": "dice", "player": "red", "faces": ["torch"], "t": 3.0},
+        {"type": "discover", "player": "red", "cell": [0, 1], "tile": "a", "t": 5.0},
+        {"type": "enter", "player": "red", "cell": [0, 1], "t": 8.0},  # never seen
+    ]
+    seen = [
+        (1.2, {"type": "dice", "player": "red", "faces": ["key"]}),
+        (3.4, {"type": "dice", "player": "red", "faces": ["torch"]}),
+        (6.5, {"type": "discover", "player": "red", "cell": [0, 1], "tile": "a"}),
+    ]
+    figures = score(truth, seen, 0.2).to_json()
+    late = figures["latency_ms_p95_by_type"]
+    assert set(late) == {"dice", "discover"}  # a type never recovered has no latency
+    assert 380 <= late["dice"] <= 400 and late["discover"] == 1500
+    other = {**figures, "latency_ms_p95_by_type": {"dice": 900.0, "discover": None}}
+    worst = summarise([figures, other])["worst_latency_ms_p95_by_type"]
+    assert worst == {"dice": 900.0, "discover": 1500.0}

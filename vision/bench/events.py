@@ -142,6 +142,8 @@ class Score:
     before is the game's start, not a change, and its events count for recovery only."""
     change_latencies: list[float] = field(default_factory=list)
     """Latencies of the events that happened after the warm-up (changes on the table)."""
+    change_types: list[str] = field(default_factory=list)
+    """The type of each event of `change_latencies`, in the same order."""
     counted: list[dict[str, Any]] = field(default_factory=list)
     """The true events that count (every type of COUNTED, before the video's last moments)."""
     misread_rolls: int = 0
@@ -161,6 +163,13 @@ class Score:
             if total[kind]
         }
 
+    def latency_by_type(self) -> dict[str, float | None]:
+        """Return per event type the p95 latency of the changes recovered, in ms."""
+        latencies: dict[str, list[float]] = {}
+        for kind, latency in zip(self.change_types, self.change_latencies, strict=True):
+            latencies.setdefault(kind, []).append(latency)
+        return {kind: _percentile(latencies[kind], 95) for kind in COUNTED if kind in latencies}
+
     def whole_rolls(self) -> float | None:
         """Return the share of true rolls reported with every die read right (None: no rolls)."""
         rolls = self.by_type().get("dice")
@@ -179,6 +188,7 @@ class Score:
             "latency_ms_p50": _percentile(self.change_latencies, 50),
             "latency_ms_p95": _percentile(self.change_latencies, 95),
             "latency_ms_p95_with_warmup": _percentile(self.latencies, 95),
+            "latency_ms_p95_by_type": self.latency_by_type(),
             "recovered_by_type": self.by_type(),
             "whole_rolls": self.whole_rolls(),
             "misread_rolls": self.misread_rolls,
@@ -223,6 +233,7 @@ def score(
         result.latencies.append(latency)
         if float(event.get("t", 0.0)) >= warmup:
             result.change_latencies.append(latency)
+            result.change_types.append(str(event["type"]))
     result.extra = [e for (_, e), u in zip(seen, used, strict=True) if not u]
     result.spurious = len(result.extra)
     result.misread_rolls = sum(
@@ -249,7 +260,8 @@ SUMMED = (
 
 def summarise(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Return the worst game's figure and the spread (lowest, highest) of each summed figure,
-    and per event type the worst share recovered, over the figures of several games."""
+    and per event type the worst share recovered and the worst p95 latency, over the figures
+    of several games."""
     out: dict[str, Any] = {"games": len(games)}
     for key, worst in SUMMED:
         values = [g[key] for g in games if g.get(key) is not None]
@@ -260,6 +272,12 @@ def summarise(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for kind, figures in game.get("recovered_by_type", {}).items():
             kinds.setdefault(kind, []).append(figures["share"])
     out["worst_by_type"] = {kind: min(shares) for kind, shares in kinds.items()}
+    late: dict[str, list[float]] = {}
+    for game in games:
+        for kind, p95 in game.get("latency_ms_p95_by_type", {}).items():
+            if p95 is not None:
+                late.setdefault(kind, []).append(p95)
+    out["worst_latency_ms_p95_by_type"] = {kind: max(values) for kind, values in late.items()}
     return out
 
 
