@@ -268,15 +268,14 @@ def summarise(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if values:
             out[key] = {"worst": worst(values), "spread": [min(values), max(values)]}
     kinds: dict[str, list[float]] = {}
+    late: dict[str, list[float]] = {}
     for game in games:
         for kind, figures in game.get("recovered_by_type", {}).items():
             kinds.setdefault(kind, []).append(figures["share"])
-    out["worst_by_type"] = {kind: min(shares) for kind, shares in kinds.items()}
-    late: dict[str, list[float]] = {}
-    for game in games:
         for kind, p95 in game.get("latency_ms_p95_by_type", {}).items():
             if p95 is not None:
                 late.setdefault(kind, []).append(p95)
+    out["worst_by_type"] = {kind: min(shares) for kind, shares in kinds.items()}
     out["worst_latency_ms_p95_by_type"] = {kind: max(values) for kind, values in late.items()}
     return out
 
