@@ -2,10 +2,10 @@
 
 `train_faces` renders (or reuses) the crop sets (`models.synth.crops`, cached in the run folder),
 optionally adds crops cut from a user's labelled `templecam synth`-style frames, trains
-`models.faces_net.FaceNet` (`models.faces_fit`), exports `best.onnx`, and measures it through
-ONNX Runtime on fresh sets: a new seed of the training look, the held-out look, and the val
-crops of any rendered frame sets given. It writes DIR/best.pt, DIR/best.onnx, DIR/curve.png and
-DIR/metrics.json (the model card's figures).
+`models.faces_net.FaceNet` (`models.faces_fit`), exports `best.onnx` and its int8 copy, and
+measures it through ONNX Runtime on fresh sets: a new seed of the training look, the held-out
+look, and the val crops of any rendered frame sets given. It writes DIR/best.pt, DIR/best.onnx,
+DIR/best-int8.onnx, DIR/curve.png and DIR/metrics.json (the model card's figures).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 
 from base.files import write_atomically
 from models.faces_fit import FitConfig, FitState, fit
+from models.faces_int8 import quantize_reader
 from models.faces_net import (
     FaceNet,
     FaceWeightsError,
@@ -159,8 +160,14 @@ def _render(config: FacesConfig, log: Callable[[str], None]) -> dict[str, CropSe
     }
 
 
-def _measure(config: FacesConfig, reader: FaceReader, log: Callable[[str], None]) -> dict[str, Any]:
-    """Score the exported reader on fresh sets: the training look, the held-out look, frames."""
+def _measure(
+    config: FacesConfig,
+    reader: FaceReader,
+    log: Callable[[str], None],
+    int8: FaceReader | None = None,
+) -> dict[str, Any]:
+    """Score the exported reader on fresh sets: the training look, the held-out look, frames;
+    its `int8` copy on the same rendered sets (`int8` in the results)."""
     from models.faces_data import cached_set
 
     cache = config.out / "cache"
@@ -192,6 +199,9 @@ def _measure(config: FacesConfig, reader: FaceReader, log: Callable[[str], None]
             **score(reader, crops),
         }
     results["ms_per_25_crops"] = speed(reader, sets["final_val"])
+    if int8 is not None:
+        results["int8"] = {kind: score(int8, crops) for kind, crops in sets.items()}
+        results["int8"]["ms_per_25_crops"] = speed(int8, sets["final_val"])
     return results
 
 
@@ -227,8 +237,10 @@ def train_faces(config: FacesConfig, log: Callable[[str], None] = print) -> dict
         model, config.out / "best.onnx", LABELS, config.imgsz, config.crop_scale
     )
     plot_curves(state.history, config.out / "curve.png", _title(config, state))
+    int8_path = quantize_reader(onnx_path, config.out / "best-int8.onnx", sets["val"].images)
     reader = FaceReader(onnx_path, threads=config.fit.threads)
-    results = _measure(config, reader, log)
+    int8 = FaceReader(int8_path, threads=config.fit.threads)
+    results = _measure(config, reader, log, int8)
     metrics = _metrics(config, model, state, onnx_path, sets, train, results)
     metrics["seconds"] = {
         "rendering": round(rendered, 1),

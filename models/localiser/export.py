@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import tempfile
 import warnings
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -73,53 +70,6 @@ def export_onnx(state: dict[str, Any], out: Path) -> Path:
         )
         set_props(model, card.to_props())
         onnx.save(model, str(staged))
-        os.replace(staged, out)
-    return out
-
-
-def quantize_int8(model: Path, out: Path, inputs: Sequence[np.ndarray]) -> Path:
-    """Write an int8 copy of an exported localiser (static QDQ, calibrated on `inputs`).
-
-    Weights per channel in int8, activations in uint8 with ranges measured on the given network
-    inputs (frames as `Localiser.input_for` makes them); the metadata is carried over.
-    """
-    import onnx
-    from onnxruntime.quantization import (
-        CalibrationDataReader,
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    class _Frames(CalibrationDataReader):
-        def __init__(self) -> None:
-            self.items = iter([{"images": x} for x in inputs])
-
-        def get_next(self) -> dict[str, np.ndarray] | None:
-            return next(self.items, None)
-
-    model, out = Path(model).resolve(), Path(out).resolve()  # the tools run in a scratch folder
-    with tempfile.TemporaryDirectory(prefix=".int8-", dir=out.parent) as tmp:
-        prepared = Path(tmp) / "prepared.onnx"
-        staged = Path(tmp) / "int8.onnx"
-        # The quantisation tools leave scratch files in the working folder: work in ours.
-        with warnings.catch_warnings(), contextlib.chdir(tmp):
-            warnings.simplefilter("ignore")
-            quant_pre_process(str(model), str(prepared), skip_symbolic_shape=True)
-            quantize_static(
-                str(prepared),
-                str(staged),
-                _Frames(),
-                quant_format=QuantFormat.QDQ,
-                per_channel=True,
-                activation_type=QuantType.QUInt8,
-                weight_type=QuantType.QInt8,
-            )
-        quantized = onnx.load(str(staged))
-        del quantized.metadata_props[:]
-        set_props(quantized, {p.key: p.value for p in onnx.load(str(model)).metadata_props})
-        onnx.save(quantized, str(staged))
         os.replace(staged, out)
     return out
 

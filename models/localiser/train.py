@@ -376,7 +376,8 @@ def finish(
 ) -> dict[str, Any]:
     """Export the best weights to ONNX (and an int8 copy calibrated on `calibration`, network
     inputs of validation frames) and write the model card and the curve plot."""
-    from models.localiser.export import export_onnx, plot_curve, quantize_int8
+    from models.localiser.export import export_onnx, plot_curve
+    from models.quantize import quantize_int8
 
     best = config.out / "best.pt"
     state = load_weights(best) if best.is_file() else load_weights(config.out / "last.pt")

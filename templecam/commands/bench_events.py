@@ -86,7 +86,10 @@ def register_events(targets: argparse._SubParsersAction[argparse.ArgumentParser]
     pipeline = parser.add_argument_group("localiser and face reader")
     pipeline.add_argument("--model", type=Path, help="localiser model (.onnx; default: shipped)")
     pipeline.add_argument(
-        "--faces", type=Path, help="face reader (.onnx; default: the shipped reader)"
+        "--faces",
+        metavar="int8|M",
+        help="face reader: int8 (the shipped reader's int8 copy, about twice as fast) or a "
+        "reader .onnx (default: the shipped reader)",
     )
     pipeline.add_argument(
         "--scale",

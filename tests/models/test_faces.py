@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from models import faces_int8
 from models.faces import FacesConfig, train_faces
 from models.faces_data import as_input, to_tensor
 from models.faces_fit import FitConfig, evaluate, fit
@@ -28,7 +29,13 @@ from models.synth.crop_set import render_set
 from models.synth.crops import LABELS
 from templecam import cli
 from vision.perception.detections import box_iou
-from vision.perception.face_reader import CROP_SCALE, NOT_DIE, FaceReader, crops_for
+from vision.perception.face_reader import (
+    CROP_SCALE,
+    NOT_DIE,
+    FaceReader,
+    crops_for,
+    crops_to_tensor,
+)
 
 IMGSZ = 32
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "templecam-faces"
@@ -103,6 +110,49 @@ def test_the_export_opens_in_the_reader_and_reads_as_torch_does(tiny: tuple[Path
     one = reader.predict([crops.images[0]])
     np.testing.assert_allclose(one[0], ours[0], atol=1e-5)
     assert metrics["onnx_bytes"] < 1_000_000 and metrics["parameters"] < 100_000
+
+
+def test_the_int8_copy_reads_as_the_float_reader_does(tiny: tuple[Path, dict]) -> None:
+    out, metrics = tiny
+    import onnx
+
+    graph = onnx.load(str(out / "best-int8.onnx")).graph
+    made_by = {o: node.op_type for node in graph.node for o in node.output}
+    assert sum(node.op_type == "QuantizeLinear" for node in graph.node) >= 3  # the convolutions
+    for node in graph.node:
+        if node.op_type in ("Gemm", "Softmax"):  # the last layer and the softmax stay float
+            assert all(made_by.get(i) != "DequantizeLinear" for i in node.input[1:]), node.name
+    int8, reader = FaceReader(out / "best-int8.onnx"), FaceReader(out / "best.onnx")
+    assert int8.names == reader.names and int8.imgsz == IMGSZ
+    crops = list(render_set(40, 78, EASY, IMGSZ, CROP_SCALE, workers=0).images)
+    raw = int8.session.run(None, {int8.input_name: crops_to_tensor(crops)})[0]
+    np.testing.assert_allclose(raw.sum(axis=1), 1.0, atol=1e-4)  # a true softmax: taken as is
+    ours, theirs = int8.predict(crops), reader.predict(crops)
+    assert np.abs(ours - theirs).max() < 0.15
+    assert (ours.argmax(axis=1) == theirs.argmax(axis=1)).mean() >= 0.9
+    measured = metrics["measured"]
+    for kind in ("final_val", "final_held_out"):
+        assert abs(measured["int8"][kind]["top1"] - measured[kind]["top1"]) <= 0.1
+    assert measured["int8"]["ms_per_25_crops"] > 0
+
+
+def test_the_int8_copy_of_any_reader_from_the_command_line(
+    tiny: tuple[Path, dict], tmp_path: Path, capsys
+) -> None:
+    out, _ = tiny
+    copy = tmp_path / "int8.onnx"
+    assert faces_int8.main([str(out / "best.onnx"), str(copy)]) == 0
+    assert str(copy) in capsys.readouterr().out
+    crops = list(render_set(20, 79, EASY, IMGSZ, CROP_SCALE, workers=0).images)
+    float_read = FaceReader(out / "best.onnx").predict(crops)
+    assert np.abs(FaceReader(copy).predict(crops) - float_read).max() < 0.15
+    not_a_reader = tmp_path / "notes.onnx"
+    not_a_reader.write_text("not a network")
+    assert faces_int8.main([str(not_a_reader), str(tmp_path / "never.onnx")]) == 2
+    assert "notes.onnx" in capsys.readouterr().err
+    assert not (tmp_path / "never.onnx").exists()
+    assert faces_int8.main([str(out / "best.onnx"), str(tmp_path / "no" / "int8.onnx")]) == 2
+    assert "no such folder" in capsys.readouterr().err
 
 
 def test_the_run_measures_every_set_and_draws_its_curves(tiny: tuple[Path, dict]) -> None:
@@ -341,7 +391,7 @@ def test_train_faces_from_the_command_line(tmp_path: Path, capsys) -> None:
     argv += ["--look", EASY.describe()]
     assert cli.main(argv) == 0
     said = capsys.readouterr().out
-    assert "best.onnx" in said and "held-out look" in said
+    assert "best.onnx" in said and "best-int8.onnx" in said and "held-out look" in said
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["command"].startswith("templecam train --faces --out") and metrics["imgsz"] == 24
     assert "--crops 64" in metrics["command"] and "--epochs 1" in metrics["command"]

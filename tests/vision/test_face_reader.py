@@ -397,3 +397,27 @@ def test_the_detector_runs_the_stage_on_a_real_frame(frame):
         )
 
     assert right(a_dice) >= right(b_dice)
+
+
+@needs_shipped
+def test_the_shipped_int8_reader_reads_a_frame_as_the_shipped_reader_does():
+    from vision.perception.localiser import Localiser, LocaliserSettings
+    from vision.perception.models import default_model
+    from vision.perception.shipped import FACES_INT8, shipped_path
+
+    assert DetectorSettings.parse("faces=INT8").faces == "int8"
+    assert LocaliserSettings.parse("faces=int8").faces == "int8"
+    int8 = open_face_reader("int8", threads=1)
+    assert int8 is not None and int8.model_path == shipped_path(FACES_INT8)
+    assert int8.names == FaceReader(SHIPPED).names
+    image = render_frame(SynthSettings(), 5, 1).image
+    read = {}
+    for faces in ("auto", "int8"):
+        localiser = Localiser(default_model()[0], LocaliserSettings(faces=faces, threads=1))
+        found = localiser.detect(image)
+        names = [found.class_names[c] for c in found.class_id]
+        read[faces] = list(zip(map(tuple, found.xyxy.round()), names, strict=True))
+    dice = [r for r in read["auto"] if r[1] in DIE_CLASSES]
+    assert len(dice) >= 10  # the frame shows dice, read by both
+    same = [r for r in dice if r in read["int8"]]
+    assert len(same) >= 0.9 * len(dice)

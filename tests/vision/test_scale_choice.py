@@ -15,6 +15,7 @@ from models.synth.game_video import GamePlan, render_game
 from models.synth.settings import SynthSettings
 from rules.engine import Game
 from templecam.commands import detect
+from templecam.errors import UserError
 from vision.perception.localiser import Localiser, LocaliserSettings
 from vision.perception.models import default_model, live_detector
 from vision.perception.scale import SCALE_LIMITS, choose_scale, follow_camera, native_die_px
@@ -111,6 +112,10 @@ def test_the_pipeline_and_the_commands_use_the_same_choice(games) -> None:
         detect.localiser_settings_from_args(parser.parse_args(["--localiser", "iou=0.4"])).iou
         == 0.4
     )
+    int8 = detect.localiser_settings_from_args(parser.parse_args(["--faces", "INT8"]))
+    assert int8.faces == "int8"
+    with pytest.raises(UserError, match="give auto, int8, off or an"):
+        detect.localiser_settings_from_args(parser.parse_args(["--faces", "nowhere.onnx"]))
 
 
 def test_detect_says_the_scale_it_chose(games, capsys) -> None:

@@ -33,7 +33,7 @@ from vision.perception.detections import Detections, nms
 from vision.perception.letterbox import PAD_VALUE
 from vision.perception.model_contract import FaceReaderCard, props_of, sidecar_metadata
 from vision.perception.onnx_model import ModelError, default_threads, open_session
-from vision.perception.shipped import FACES, shipped_path
+from vision.perception.shipped import FACES, FACES_INT8, shipped_path
 
 CROP_SCALE = 1.3
 """Crop side over the box's longer side: a margin for boxes that cut a die short."""
@@ -90,11 +90,13 @@ def open_face_reader(
     choice: str = "auto", threads: int | None = None, spin: bool = False, turns: int = READ_TURNS
 ) -> FaceReader | None:
     """Open the face reader a `faces=` setting names: "auto" (the shipped reader; None when it
-    is not installed), "off" (None) or the path of a reader .onnx. The one way the localiser and
-    the detector open it; ModelError, naming the setting, when it does not open."""
+    is not installed), "int8" (its int8 copy), "off" (None) or the path of a reader .onnx. The
+    one way the localiser and the detector open it; ModelError, naming the setting, when it
+    does not open."""
     if choice == "off":
         return None
-    path = default_faces_path() if choice == "auto" else Path(choice).expanduser()
+    shipped = {"auto": FACES, "int8": FACES_INT8}
+    path = shipped_path(shipped[choice]) if choice in shipped else Path(choice).expanduser()
     if choice == "auto" and not path.is_file():
         return None
     try:

@@ -16,6 +16,8 @@ LOCALISER_INT8 = "templecam-default-int8.onnx"
 """The same localiser quantised to int8."""
 FACES = "templecam-faces.onnx"
 """The shipped die-face reader (faces=auto)."""
+FACES_INT8 = "templecam-faces-int8.onnx"
+"""The same reader with its convolutions quantised to int8 (faces=int8): about twice as fast."""
 BASELINE = "templecam-baseline.onnx"
 """The early YOLO baseline, a named alternative (`--model` it)."""
 
