@@ -87,9 +87,9 @@ def register_events(targets: argparse._SubParsersAction[argparse.ArgumentParser]
     pipeline.add_argument("--model", type=Path, help="localiser model (.onnx; default: shipped)")
     pipeline.add_argument(
         "--faces",
-        metavar="int8|M",
-        help="face reader: int8 (the shipped reader's int8 copy, about twice as fast) or a "
-        "reader .onnx (default: the shipped reader)",
+        metavar="float|M",
+        help="face reader: float (the shipped reader itself, not its int8 copy) or a reader "
+        ".onnx (default: the shipped reader's int8 copy)",
     )
     pipeline.add_argument(
         "--scale",

@@ -85,9 +85,10 @@ def add_detector_arguments(parser: argparse.ArgumentParser, conf: float = 0.25) 
     group.add_argument(
         "--faces",
         default="auto",
-        metavar="auto|int8|off|M",
-        help="the die-face reader: auto (the shipped vision/data/models/templecam-faces.onnx), "
-        "int8 (its int8 copy, about twice as fast), off (dice stay unread), or a reader .onnx, "
+        metavar="auto|float|off|M",
+        help="the die-face reader: auto (the shipped reader's int8 copy, vision/data/models/"
+        "templecam-faces-int8.onnx, twice as fast as the reader itself and reading alike), "
+        "float (the shipped templecam-faces.onnx), off (dice stay unread), or a reader .onnx, "
         "such as a taught one (default: %(default)s)",
     )
     group.add_argument(
@@ -110,12 +111,12 @@ def conf_of(args: argparse.Namespace) -> float:
 
 
 def _faces(args: argparse.Namespace) -> str:
-    """Return --faces checked: auto, int8, off or an existing reader file."""
-    named = ("auto", "int8", "off")
+    """Return --faces checked: auto, int8, float, off or an existing reader file."""
+    named = ("auto", "int8", "float", "off")
     faces = args.faces.lower() if args.faces.lower() in named else args.faces
     if faces not in named and not Path(faces).expanduser().is_file():
         raise UserError(
-            f"--faces {faces}: no classifier there; give auto, int8, off or an .onnx file"
+            f"--faces {faces}: no classifier there; give auto, int8, float, off or an .onnx file"
         )
     return faces
 

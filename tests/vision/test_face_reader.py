@@ -28,6 +28,7 @@ from vision.perception.face_reader import (
     open_face_reader,
     reread_dice,
 )
+from vision.perception.shipped import FACES_INT8
 
 NAMES = ("adventurer", "key", "torch", "golden_mask", "black_mask", "gem", "die_unreadable")
 """A detector's classes for hand-made detections (a subset of the real model's)."""
@@ -116,7 +117,8 @@ def test_the_localiser_and_the_detector_open_the_reader_one_way(tmp_path):
     from vision.perception.models import default_model
 
     assert open_face_reader("off") is None
-    assert open_face_reader("auto", threads=1).model_path == SHIPPED
+    assert open_face_reader("float", threads=1).model_path == SHIPPED
+    assert open_face_reader("auto", threads=1).model_path == SHIPPED.with_name(FACES_INT8)
     missing = str(tmp_path / "missing.onnx")
     for opening in (
         lambda: Detector(BASELINE, DetectorSettings(faces=missing)),
@@ -374,7 +376,7 @@ def test_the_detector_runs_the_stage_on_a_real_frame(frame):
     plain = Detector(BASELINE, DetectorSettings(faces="off", threads=2))
     staged = Detector(BASELINE, DetectorSettings(threads=2))
     assert plain.faces is None and staged.faces is not None
-    assert staged.faces.model_path == SHIPPED
+    assert staged.faces.model_path == SHIPPED.with_name(FACES_INT8)
     before = plain.detect(frame.image)
     after = staged.detect(frame.image)
     b_dice, a_dice = before.with_classes(DIE_CLASSES), after.with_classes(DIE_CLASSES)
@@ -403,21 +405,36 @@ def test_the_detector_runs_the_stage_on_a_real_frame(frame):
 def test_the_shipped_int8_reader_reads_a_frame_as_the_shipped_reader_does():
     from vision.perception.localiser import Localiser, LocaliserSettings
     from vision.perception.models import default_model
-    from vision.perception.shipped import FACES_INT8, shipped_path
+    from vision.perception.shipped import shipped_path
 
     assert DetectorSettings.parse("faces=INT8").faces == "int8"
+    assert DetectorSettings.parse("faces=Float").faces == "float"
     assert LocaliserSettings.parse("faces=int8").faces == "int8"
     int8 = open_face_reader("int8", threads=1)
     assert int8 is not None and int8.model_path == shipped_path(FACES_INT8)
     assert int8.names == FaceReader(SHIPPED).names
     image = render_frame(SynthSettings(), 5, 1).image
     read = {}
-    for faces in ("auto", "int8"):
+    for faces in ("float", "auto"):
         localiser = Localiser(default_model()[0], LocaliserSettings(faces=faces, threads=1))
         found = localiser.detect(image)
         names = [found.class_names[c] for c in found.class_id]
         read[faces] = list(zip(map(tuple, found.xyxy.round()), names, strict=True))
-    dice = [r for r in read["auto"] if r[1] in DIE_CLASSES]
+    dice = [r for r in read["float"] if r[1] in DIE_CLASSES]
     assert len(dice) >= 10  # the frame shows dice, read by both
-    same = [r for r in dice if r in read["int8"]]
+    same = [r for r in dice if r in read["auto"]]
     assert len(same) >= 0.9 * len(dice)
+
+
+@needs_shipped
+def test_auto_falls_back_to_the_float_reader_and_then_to_none(tmp_path, monkeypatch):
+    import shutil
+
+    from vision.perception import face_reader
+
+    monkeypatch.setattr(face_reader, "shipped_path", lambda name: tmp_path / name)
+    assert open_face_reader("auto") is None  # neither reader installed: dice stay unread
+    shutil.copy(SHIPPED, tmp_path / SHIPPED.name)
+    assert open_face_reader("auto").model_path == tmp_path / SHIPPED.name
+    with pytest.raises(ModelError, match="faces=int8: no face classifier"):
+        open_face_reader("int8")

@@ -17,7 +17,7 @@ from vision.perception.model_choice import (
     reader_name,
     taught_dir,
 )
-from vision.perception.shipped import BASELINE, FACES, LOCALISER, shipped_path
+from vision.perception.shipped import BASELINE, FACES, FACES_INT8, LOCALISER, shipped_path
 
 
 def teach_one(data, name, passed=True, localiser=False):
@@ -39,7 +39,7 @@ def test_with_nothing_taught_the_shipped_models_run(tmp_path):
     assert choice.localiser is None and choice.faces is None
     detector, note = open_models(choice, "threads=1")
     assert note is None and detector.model_path == shipped_path(LOCALISER)
-    assert detector.faces is not None and detector.faces.model_path == shipped_path(FACES)
+    assert detector.faces is not None and detector.faces.model_path == shipped_path(FACES_INT8)
     assert reader_name(detector.faces.model_path, tmp_path) == SHIPPED
     assert reader_name(None, tmp_path) is None
 

@@ -114,7 +114,7 @@ def test_the_pipeline_and_the_commands_use_the_same_choice(games) -> None:
     )
     int8 = detect.localiser_settings_from_args(parser.parse_args(["--faces", "INT8"]))
     assert int8.faces == "int8"
-    with pytest.raises(UserError, match="give auto, int8, off or an"):
+    with pytest.raises(UserError, match="give auto, int8, float, off or an"):
         detect.localiser_settings_from_args(parser.parse_args(["--faces", "nowhere.onnx"]))
 
 

@@ -79,9 +79,10 @@ class DetectorSettings:
     agnostic: bool = False
     """NMS across classes (one box per object whatever its class)."""
     faces: str = "auto"
-    """Second stage re-reading dice on full-resolution crops: "auto" (the shipped reader,
-    vision/data/models/templecam-faces.onnx, when it is there), "int8" (its int8 copy), "off"
-    or a classifier .onnx."""
+    """Second stage re-reading dice on full-resolution crops: "auto" (the shipped reader's int8
+    copy, vision/data/models/templecam-faces-int8.onnx, else the reader itself when it is
+    there), "int8", "float" (vision/data/models/templecam-faces.onnx), "off" or a classifier
+    .onnx."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.conf <= 1.0 or not 0.0 <= self.iou <= 1.0:
@@ -113,7 +114,7 @@ def _parse_value(key: str, raw: str) -> Any:
     """Convert one `key=value` setting to its type."""
     low = raw.lower()
     if key == "faces":
-        return low if low in ("auto", "int8", "off") else raw
+        return low if low in ("auto", "int8", "float", "off") else raw
     try:
         if key in ("conf", "iou"):
             return float(raw)

@@ -89,16 +89,21 @@ def default_faces_path() -> Path:
 def open_face_reader(
     choice: str = "auto", threads: int | None = None, spin: bool = False, turns: int = READ_TURNS
 ) -> FaceReader | None:
-    """Open the face reader a `faces=` setting names: "auto" (the shipped reader; None when it
-    is not installed), "int8" (its int8 copy), "off" (None) or the path of a reader .onnx. The
-    one way the localiser and the detector open it; ModelError, naming the setting, when it
-    does not open."""
+    """Open the face reader a `faces=` setting names: "auto" (the shipped reader's int8 copy,
+    else the shipped reader; None when neither is installed), "int8" (that copy), "float" (the
+    shipped reader itself), "off" (None) or the path of a reader .onnx. The one way the
+    localiser and the detector open it; ModelError, naming the setting, when it does not
+    open."""
     if choice == "off":
         return None
-    shipped = {"auto": FACES, "int8": FACES_INT8}
-    path = shipped_path(shipped[choice]) if choice in shipped else Path(choice).expanduser()
-    if choice == "auto" and not path.is_file():
-        return None
+    if choice == "auto":
+        found = [shipped_path(name) for name in (FACES_INT8, FACES) if shipped_path(name).is_file()]
+        if not found:
+            return None
+        path = found[0]
+    else:
+        shipped = {"int8": FACES_INT8, "float": FACES}
+        path = shipped_path(shipped[choice]) if choice in shipped else Path(choice).expanduser()
     try:
         return FaceReader(path, threads, spin, turns)
     except FaceModelError as error:

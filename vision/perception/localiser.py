@@ -60,8 +60,9 @@ class LocaliserSettings:
     spin: bool = False
     """Let idle ONNX Runtime threads spin (faster alone, slower on busy shared cores)."""
     faces: str = "auto"
-    """"auto" (the shipped reader), "int8" (its int8 copy, about twice as fast), "off" or the
-    path of a face-reader .onnx."""
+    """"auto" (the shipped reader's int8 copy, about twice as fast as the reader itself and
+    reading alike), "int8" (the same), "float" (the shipped reader itself), "off" or the path
+    of a face-reader .onnx."""
     second_look: bool = True
     """Read a die the reader is unsure of again from crops around its box
     (`vision.perception.face_reader.SECOND_LOOKS`); off: one crop a die."""

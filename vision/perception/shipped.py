@@ -15,9 +15,10 @@ LOCALISER = "templecam-default.onnx"
 LOCALISER_INT8 = "templecam-default-int8.onnx"
 """The same localiser quantised to int8."""
 FACES = "templecam-faces.onnx"
-"""The shipped die-face reader (faces=auto)."""
+"""The shipped die-face reader (faces=float; teaching fine-tunes its weights)."""
 FACES_INT8 = "templecam-faces-int8.onnx"
-"""The same reader with its convolutions quantised to int8 (faces=int8): about twice as fast."""
+"""The same reader with its convolutions quantised to int8, about twice as fast and reading
+alike (faces=auto, the default, and faces=int8): `python -m models.faces_int8` makes it."""
 BASELINE = "templecam-baseline.onnx"
 """The early YOLO baseline, a named alternative (`--model` it)."""
 
