@@ -25,8 +25,8 @@ def quantize_int8(
 
     Weights per channel in int8, activations in uint8 with ranges measured on the given network
     inputs (batches for `input_name`); nodes of the op types in `keep_float` stay in float.
-    The metadata is carried over; the file is written under a temporary name
-    and moved into place.
+    The metadata is carried over; the file is written under a temporary name and moved into
+    place.
     """
     import onnx
     from onnxruntime.quantization import (
