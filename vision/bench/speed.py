@@ -34,6 +34,7 @@ are given."""
 
 LOCALISER_SETTINGS: tuple[str, ...] = (
     "scale=auto",
+    "scale=auto faces=float",
     "scale=auto faces=off",
     "scale=0.5",
     "scale=0.75",
