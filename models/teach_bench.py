@@ -20,7 +20,7 @@ from models.synth.dataset import DatasetPlan, generate, write_data_yaml
 from models.synth.prompted import write_prompted
 from models.synth.settings import SynthSettings
 from models.teach import TeachConfig, teach
-from teach.registry import active_model, use_model
+from teach.registry import active_model, load_taught, use_model
 from vision.evaluate import evaluate, read_data_yaml
 from vision.perception.localiser import Localiser, LocaliserSettings
 from vision.perception.models import default_model
@@ -96,7 +96,7 @@ def run_teach_bench(plan: TeachBenchPlan, log: Callable[[str], None] = print) ->
     to_active = time.monotonic() - started
     active = active_model(data)
     log("bench teach: scoring the taught reader")
-    faces = str(out / "faces.onnx")
+    faces = str(load_taught(out).faces_path)  # what runs: its int8 copy
     after = {"held_out": _faces(held_out, faces), "shipped": _faces(standard, faces)}
     return {
         "captures": {"per_face": plan.per_face, "empty": plan.empty, "look": "held_out"},

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from models.synth.crop_look import HELD_OUT_LOOK
+from models.synth.crop_set import render_set
 from models.synth.dataset import DatasetPlan, generate, write_data_yaml
 from models.synth.settings import SynthSettings
 from models.teach import TeachConfig, teach
@@ -19,7 +21,8 @@ from teach.datasets import export_review
 from teach.registry import PARTIAL, active_name, taught_dir
 from templecam.cli import main
 from tests.teach.prompted_photos import copy_captures, render_captures
-from vision.perception.face_reader import FaceReader
+from vision.perception.face_reader import CROP_SCALE, FaceReader
+from vision.perception.model_choice import load_taught
 
 TINY = ["--epochs", "2", "--copies", "8", "--replay", "400"]
 
@@ -45,6 +48,7 @@ def test_teaching_writes_a_whole_model_with_its_card(taught: tuple[Path, dict, P
     out, card, folder = taught
     assert {p.name for p in out.iterdir()} >= {
         "faces.onnx",
+        "faces-int8.onnx",
         "faces.pt",
         "card.json",
         "card.md",
@@ -76,6 +80,22 @@ def test_the_taught_reader_runs_in_the_pipeline(taught: tuple[Path, dict, Path])
     out, _, _ = taught
     reader = FaceReader(out / "faces.onnx")
     assert reader.names[-1] == "not_die" and reader.imgsz == 40
+
+
+def test_the_taught_reader_runs_as_its_int8_copy_which_reads_alike(
+    taught: tuple[Path, dict, Path],
+) -> None:
+    out, _, _ = taught
+    assert load_taught(out).faces_path == out / "faces-int8.onnx"
+    crops = list(render_set(60, 91, HELD_OUT_LOOK, 40, CROP_SCALE, workers=0).images)
+    float_read = FaceReader(out / "faces.onnx").predict(crops)
+    int8_read = FaceReader(out / "faces-int8.onnx").predict(crops)
+    assert (int8_read.argmax(axis=1) == float_read.argmax(axis=1)).mean() >= 0.95
+    (out / "faces-int8.onnx").rename(out / "kept-aside.onnx")  # a model taught before it
+    try:
+        assert load_taught(out).faces_path == out / "faces.onnx"
+    finally:
+        (out / "kept-aside.onnx").rename(out / "faces-int8.onnx")
 
 
 def test_eval_scores_the_taught_reader_like_any_model(
@@ -199,3 +219,15 @@ def test_a_full_disk_keeps_nothing_half_written_and_says_so(
     err = capsys.readouterr().err
     assert "No space left on device" in err and "nothing was kept" in err
     assert not out.exists() and not out.with_name(out.name + PARTIAL).exists()
+
+
+def test_a_reader_that_cannot_be_quantised_runs_as_it_is(tmp_path: Path) -> None:
+    from models.teach import _int8_copy
+
+    junk = tmp_path / "faces.onnx"
+    junk.write_bytes(b"not a network")
+    said: list[str] = []
+    crops = render_set(4, 92, HELD_OUT_LOOK, 40, CROP_SCALE, workers=0).images
+    assert _int8_copy(junk, tmp_path / "faces-int8.onnx", crops, said.append) == junk
+    assert not (tmp_path / "faces-int8.onnx").exists()
+    assert said and "no int8 copy" in said[0]

@@ -29,6 +29,8 @@ ACTIVE_FILE = "active.json"
 """The file in `DATA/models/` that names the taught model in use."""
 CARD_FILE = "card.json"
 FACES_FILE = "faces.onnx"
+FACES_INT8_FILE = "faces-int8.onnx"
+"""The taught reader's int8 copy (`models.faces_int8`), what runs when it is there."""
 LOCALISER_FILE = "localiser/localiser.onnx"
 """A taught localiser, when the run taught one (`models.teach_localiser`)."""
 SHIPPED = "shipped"
@@ -55,8 +57,10 @@ class TaughtModel:
 
     @property
     def faces_path(self) -> Path:
-        """Return the reader's ONNX file."""
-        return self.folder / FACES_FILE
+        """Return the reader's ONNX file that runs: its int8 copy when there is one (models
+        taught before 2026-12-06 have none), else the reader itself."""
+        int8 = self.folder / FACES_INT8_FILE
+        return int8 if int8.is_file() else self.folder / FACES_FILE
 
     @property
     def localiser_path(self) -> Path | None:
