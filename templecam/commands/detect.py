@@ -111,12 +111,14 @@ def conf_of(args: argparse.Namespace) -> float:
 
 
 def _faces(args: argparse.Namespace) -> str:
-    """Return --faces checked: auto, int8, float, off or an existing reader file."""
-    named = ("auto", "int8", "float", "off")
-    faces = args.faces.lower() if args.faces.lower() in named else args.faces
-    if faces not in named and not Path(faces).expanduser().is_file():
+    """Return --faces checked: a word of `READER_CHOICES` or an existing reader file."""
+    from vision.perception.face_reader import READER_CHOICES
+
+    faces = args.faces.lower() if args.faces.lower() in READER_CHOICES else args.faces
+    if faces not in READER_CHOICES and not Path(faces).expanduser().is_file():
         raise UserError(
-            f"--faces {faces}: no classifier there; give auto, int8, float, off or an .onnx file"
+            f"--faces {faces}: no classifier there; give {', '.join(READER_CHOICES)} or an "
+            ".onnx file"
         )
     return faces
 

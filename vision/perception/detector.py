@@ -28,7 +28,12 @@ import cv2
 import numpy as np
 
 from vision.perception.detections import Detections
-from vision.perception.face_reader import DIE_CLASSES, FaceReader, open_face_reader
+from vision.perception.face_reader import (
+    DIE_CLASSES,
+    READER_CHOICES,
+    FaceReader,
+    open_face_reader,
+)
 from vision.perception.letterbox import PAD_VALUE, Letterbox, letterbox, rect_size, to_tensor
 from vision.perception.onnx_model import (
     ModelError,
@@ -114,7 +119,7 @@ def _parse_value(key: str, raw: str) -> Any:
     """Convert one `key=value` setting to its type."""
     low = raw.lower()
     if key == "faces":
-        return low if low in ("auto", "int8", "float", "off") else raw
+        return low if low in READER_CHOICES else raw
     try:
         if key in ("conf", "iou"):
             return float(raw)

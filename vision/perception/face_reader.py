@@ -77,6 +77,10 @@ of a game's crops): on resting dice of ten rendered games this read exactly as m
 turning every crop (0.6 misread 11 more)."""
 
 
+READER_CHOICES = ("auto", "int8", "float", "off")
+"""The readers a `faces=` setting names by word (`open_face_reader`); anything else is a path."""
+
+
 class FaceModelError(Exception):
     """The face classifier file cannot be used; the message says why."""
 
