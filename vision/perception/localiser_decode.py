@@ -46,6 +46,28 @@ def find_peaks(heat: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, n
     return np.concatenate(classes), np.concatenate(rows), np.concatenate(cols)
 
 
+def first_of_ties(
+    cls: np.ndarray, rows: np.ndarray, cols: np.ndarray, score: np.ndarray, which: np.ndarray
+) -> np.ndarray:
+    """Return the peaks of `which` that no earlier neighbouring peak of theirs equals.
+
+    Two neighbouring cells of equal score both pass the peak test. An int8 network's output
+    comes in steps of 1/255, so one small object (a gem, a die) then peaks twice; it keeps the
+    first of its cells in raster order.
+    """
+    seen = {(int(cls[i]), int(rows[i]), int(cols[i])): float(score[i]) for i in which}
+    earlier = ((-1, -1), (-1, 0), (-1, 1), (0, -1))
+    kept = [
+        i
+        for i in which
+        if not any(
+            seen.get((int(cls[i]), int(rows[i]) + dr, int(cols[i]) + dc)) == float(score[i])
+            for dr, dc in earlier
+        )
+    ]
+    return np.asarray(kept, dtype=np.int64)
+
+
 def decode(
     heat: np.ndarray,
     box: np.ndarray,
@@ -73,9 +95,9 @@ def decode(
     cx = (cols + 0.5 + box[2, rows, cols]) * STRIDE
     cy = (rows + 0.5 + box[3, rows, cols]) * STRIDE
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1) / scale
-    # Small objects peak once (the 3x3 peak test suffices); big ones may peak twice.
+    # Small objects peak once (the 3x3 peak test, ties to the first); big ones may peak twice.
     big = (xyxy[:, 2] - xyxy[:, 0]) * scale > BIG_PX
-    keep_small = np.flatnonzero(~big)
+    keep_small = first_of_ties(cls, rows, cols, score, np.flatnonzero(~big))
     keep_big = np.flatnonzero(big)[nms(xyxy[big], score[big], iou, cls[big])]
     keep = np.concatenate([keep_small, keep_big])
     keep = keep[np.argsort(-score[keep], kind="stable")][:max_det]
