@@ -84,7 +84,12 @@ def register_events(targets: argparse._SubParsersAction[argparse.ArgumentParser]
         help="where the rendered games are kept (default: bench-games in the data folder)",
     )
     pipeline = parser.add_argument_group("localiser and face reader")
-    pipeline.add_argument("--model", type=Path, help="localiser model (.onnx; default: shipped)")
+    pipeline.add_argument(
+        "--model",
+        type=Path,
+        help="localiser model: an .onnx file, or auto (the shipped localiser's int8 copy), int8 "
+        "or float (default: auto)",
+    )
     pipeline.add_argument(
         "--faces",
         metavar="float|M",

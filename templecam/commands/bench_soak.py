@@ -40,7 +40,12 @@ def register_soak(targets: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--every", type=float, default=30.0, help="seconds between measurements (30)"
     )
-    parser.add_argument("--model", type=Path, help="detector model (.onnx; default: shipped)")
+    parser.add_argument(
+        "--model",
+        type=Path,
+        help="localiser model: an .onnx file, or auto (the shipped localiser's int8 copy), int8 "
+        "or float (default: auto)",
+    )
     parser.add_argument(
         "--no-stream", action="store_true", help="do not annotate and encode frames"
     )

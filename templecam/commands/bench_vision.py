@@ -39,7 +39,12 @@ def register_vision(targets: argparse._SubParsersAction[argparse.ArgumentParser]
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("images", nargs="*", metavar="IMAGE", help="frames to time on")
-    parser.add_argument("--model", metavar="M", help="ONNX model (default: the shipped one)")
+    parser.add_argument(
+        "--model",
+        metavar="M",
+        help="localiser model: an .onnx file, or auto (the shipped localiser's int8 copy), int8 "
+        "or float (default: auto)",
+    )
     parser.add_argument(
         "--frames", type=int, default=4, help="frames to render without images (default: 4)"
     )

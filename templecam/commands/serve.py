@@ -51,8 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     camera.add_argument(
         "--model",
         type=Path,
-        help="localiser model (.onnx; default: the shipped one, with the shipped face reader "
-        "or the one taught on /dice)",
+        help="localiser model: an .onnx file, or auto (the shipped localiser's int8 copy), "
+        "int8 or float (the shipped float model); the dice are read by the shipped face reader "
+        "or the one taught on /dice (default: auto, or the localiser taught on /dice)",
     )
     camera.add_argument(
         "--scale",
@@ -82,13 +83,16 @@ def run(args: argparse.Namespace) -> int:
 
     from server.app import ServerSettings, create_app
     from server.vision_service import VisionSettings
+    from vision.perception.shipped import LOCALISER_CHOICES
 
     if not 0 < args.port < 65536:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")
     if args.audio_file is not None and args.timeline is None:
         raise UserError("--audio-file needs --timeline: say when that track's countdowns fall")
     files = [("--timeline", args.timeline), ("--audio-file", args.audio_file)]
-    files += [("--model", args.model), ("--calibration", args.calibration)]
+    if args.model is not None and str(args.model) not in LOCALISER_CHOICES:
+        files.append(("--model", args.model))
+    files.append(("--calibration", args.calibration))
     for flag, path in files:
         if path is not None and not path.is_file():
             raise UserError(f"{flag} {path}: no such file")

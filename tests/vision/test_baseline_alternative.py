@@ -11,7 +11,7 @@ from vision.perception.detector import Detector
 from vision.perception.localiser import Localiser
 from vision.perception.model_contract import is_localiser
 from vision.perception.models import BASELINE_NOTE, default_model, live_detector
-from vision.perception.shipped import BASELINE, LOCALISER, shipped_path
+from vision.perception.shipped import BASELINE, LOCALISER_INT8, shipped_path
 
 BASELINE_OPTIONS = ("--tile", "--overlap", "--whole", "--imgsz", "--iou")
 
@@ -27,7 +27,7 @@ def command_help(*names: str) -> str:
 
 def test_the_default_model_is_the_shipped_localiser():
     path, note = default_model()
-    assert path == shipped_path(LOCALISER) and is_localiser(path) and note is None
+    assert path == shipped_path(LOCALISER_INT8) and is_localiser(path) and note is None
 
 
 def test_the_baseline_runs_only_when_named_and_says_so():

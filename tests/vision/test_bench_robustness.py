@@ -210,7 +210,7 @@ def test_a_tiny_real_run_prints_every_condition_and_the_worst(capsys):
     for condition in CONDITIONS:
         assert any(line.startswith(condition.name) for line in rows), condition.name
     assert out.count("(worst)") == 1
-    assert "seed 7331" in out and "templecam-default.onnx" in out
+    assert "seed 7331" in out and "templecam-default-int8.onnx" in out
 
 
 def test_json_holds_each_chosen_condition(capsys):
@@ -222,7 +222,7 @@ def test_json_holds_each_chosen_condition(capsys):
     for row in data["conditions"]:
         assert row["frames"] == 2 and row["dice"] > 0
         assert 0 <= row["dice_found"] <= 1 and row["false_dice_per_frame"] >= 0
-    assert data["model"]["localiser"]["file"] == "templecam-default.onnx"
+    assert data["model"]["localiser"]["file"] == "templecam-default-int8.onnx"
 
 
 def test_an_unknown_condition_is_refused_with_the_names(capsys):

@@ -29,6 +29,7 @@ from models.synth.settings import SynthSettings
 from templecam.commands import bench_vision, detect
 from templecam.errors import UserError
 from vision.bench.speed import run_vision_benchmark
+from vision.perception import shipped
 from vision.perception.classes import DETECTION_NAMES, FACES
 from vision.perception.detections import Detections, box_iou
 from vision.perception.detector import Detector, DetectorSettings
@@ -494,19 +495,19 @@ def test_detect_through_templecam_main(real_model, rendered_frame, monkeypatch, 
     argv = ["detect", str(rendered_frame), "--model", str(real_model), "--tile", "0", "--json"]
     assert cli.main(argv) == 0
     assert json.loads(capsys.readouterr().out)["image"] == str(rendered_frame)
-    monkeypatch.setattr(detect, "default_model_path", lambda: Path("/nowhere/model.onnx"))
+    monkeypatch.setattr(shipped, "shipped_dir", lambda: Path("/nowhere"))
     assert cli.main(["detect", str(rendered_frame)]) == 2
     err = capsys.readouterr().err
-    assert "no model at /nowhere/model.onnx: train one with templecam train or pass --model" in err
+    assert "no localiser at /nowhere/templecam-default.onnx: train one with" in err
 
 
 def test_detect_without_a_model_says_what_to_do(monkeypatch, tmp_path):
-    monkeypatch.setattr(detect, "default_model_path", lambda: tmp_path / "templecam-default.onnx")
+    monkeypatch.setattr(shipped, "shipped_dir", lambda: tmp_path)
     args = parser().parse_args(["detect", "x.jpg"])
-    with pytest.raises(UserError, match="train one with templecam train or pass --model"):
+    with pytest.raises(UserError, match="train one with `templecam train --localiser`, or pass"):
         args.run(args)
     args = parser().parse_args(["detect", "x.jpg", "--model", str(tmp_path / "nope.onnx")])
-    with pytest.raises(UserError, match="no model at"):
+    with pytest.raises(UserError, match=r"no model at .*nope\.onnx: .*or one of auto, int8, float"):
         args.run(args)
 
 

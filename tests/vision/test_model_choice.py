@@ -17,7 +17,14 @@ from vision.perception.model_choice import (
     reader_name,
     taught_dir,
 )
-from vision.perception.shipped import BASELINE, FACES, FACES_INT8, LOCALISER, shipped_path
+from vision.perception.shipped import (
+    BASELINE,
+    FACES,
+    FACES_INT8,
+    LOCALISER,
+    LOCALISER_INT8,
+    shipped_path,
+)
 
 
 def teach_one(data, name, passed=True, localiser=False):
@@ -38,7 +45,7 @@ def test_with_nothing_taught_the_shipped_models_run(tmp_path):
     assert choice == ModelChoice() and choice.name == SHIPPED
     assert choice.localiser is None and choice.faces is None
     detector, note = open_models(choice, "threads=1")
-    assert note is None and detector.model_path == shipped_path(LOCALISER)
+    assert note is None and detector.model_path == shipped_path(LOCALISER_INT8)
     assert detector.faces is not None and detector.faces.model_path == shipped_path(FACES_INT8)
     assert reader_name(detector.faces.model_path, tmp_path) == SHIPPED
     assert reader_name(None, tmp_path) is None

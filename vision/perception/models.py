@@ -1,9 +1,9 @@
 """Which model finds things on the table: the shipped localiser, else the file given.
 
-The default path knows one model, the localiser (`vision.perception.shipped.LOCALISER`) with its
-face reader. Any other .onnx given with `--model` opens as what its metadata says: another localiser
-(a taught one), or the early YOLO baseline (`vision.perception.detector`), kept as a named
-alternative.
+The default path knows one model, the localiser (`vision.perception.shipped.LOCALISER`, run as
+its int8 copy `LOCALISER_INT8`) with its face reader. Any other .onnx given with `--model` opens
+as what its metadata says: another localiser (a taught one), or the early YOLO baseline
+(`vision.perception.detector`), kept as a named alternative.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ from pathlib import Path
 from vision.perception.detector import Detector, DetectorSettings
 from vision.perception.localiser import Localiser, LocaliserSettings
 from vision.perception.model_contract import ModelError, is_localiser
-from vision.perception.shipped import BASELINE, LOCALISER, shipped_path
+from vision.perception.shipped import (
+    BASELINE,
+    LOCALISER,
+    LOCALISER_CHOICES,
+    LOCALISER_INT8,
+    shipped_path,
+)
 from vision.perception.table_detector import TableDetector
 
 BASELINE_LIVE_CONF = 0.1
@@ -28,21 +34,35 @@ BASELINE_NOTE = (
 )
 
 
-def default_model(explicit: str | Path | None = None) -> tuple[Path, str | None]:
-    """Return (model path, note): `explicit` when given (with a note when it is the YOLO
-    baseline), else the shipped localiser."""
-    if explicit is not None:
-        path = Path(explicit).expanduser()
-        if not path.is_file():
-            raise ModelError(f"no model at {path}: give the path of an .onnx model file")
-        return path, (None if is_localiser(path) else BASELINE_NOTE)
-    path = shipped_path(LOCALISER)
+def shipped_localiser(choice: str = "auto") -> Path:
+    """Return the shipped localiser a name of LOCALISER_CHOICES stands for (auto: the int8
+    copy when it is there, else the float model); ModelError when that file is missing."""
+    if choice not in LOCALISER_CHOICES:
+        raise ValueError(f"{choice!r}: name one of {', '.join(LOCALISER_CHOICES)}")
+    path = shipped_path(LOCALISER if choice == "float" else LOCALISER_INT8)
+    if choice == "auto" and not path.is_file():
+        path = shipped_path(LOCALISER)
     if not path.is_file():
         raise ModelError(
             f"no localiser at {path}: train one with `templecam train --localiser`, or pass "
             f"--model (the early YOLO baseline is {shipped_path(BASELINE)})"
         )
-    return path, None
+    return path
+
+
+def default_model(explicit: str | Path | None = None) -> tuple[Path, str | None]:
+    """Return (model path, note): `explicit` when given (a file, or a name of
+    LOCALISER_CHOICES; with a note when it is the YOLO baseline), else the shipped localiser's
+    int8 copy (the float model where the copy is missing)."""
+    if explicit is None or str(explicit) in LOCALISER_CHOICES:
+        return shipped_localiser(str(explicit or "auto")), None
+    path = Path(explicit).expanduser()
+    if not path.is_file():
+        raise ModelError(
+            f"no model at {path}: give the path of an .onnx model file, or one of "
+            f"{', '.join(LOCALISER_CHOICES)} for the shipped localiser"
+        )
+    return path, (None if is_localiser(path) else BASELINE_NOTE)
 
 
 def open_model(path: Path, conf: float | None = None) -> TableDetector:

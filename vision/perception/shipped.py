@@ -13,7 +13,9 @@ from pathlib import Path
 LOCALISER = "templecam-default.onnx"
 """The shipped localiser (the default model)."""
 LOCALISER_INT8 = "templecam-default-int8.onnx"
-"""The same localiser quantised to int8."""
+"""The same localiser quantised to int8, about a quarter faster (the default: `--model auto`)."""
+LOCALISER_CHOICES = ("auto", "int8", "float")
+"""The shipped localisers by name: auto (its int8 copy, else the float one), int8, float."""
 FACES = "templecam-faces.onnx"
 """The shipped die-face reader (faces=float; teaching fine-tunes its weights)."""
 FACES_INT8 = "templecam-faces-int8.onnx"
