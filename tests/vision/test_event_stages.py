@@ -787,3 +787,35 @@ def test_free_dice_rolled_that_all_come_up_black_masks_are_a_roll_not_an_unlock(
     assert [e["type"] for e in table.events] == ["dice", "dice"]
     assert table.events[1]["faces"] == ["black_mask"] * 5
     assert all(table.verdicts) and table.game.players["red"].locked == 5
+
+
+def test_a_gem_seen_in_passing_is_no_activation_once_the_chamber_lies_empty() -> None:
+    # Issue 20: a gem (or a thing taken for one) seen on a chamber its player cannot activate
+    # yet waits; when the chamber lies empty again, it no longer waits, and only a gem that
+    # comes to rest there later activates it.
+    table = Table(("red", "blue"))
+    keys = ("key", "key", "key", "key", "adventurer")
+    for player in ("red", "blue"):
+        table.roll(player, ("adventurer", "key", "adventurer", "adventurer", "adventurer"))
+    table.tiles[(1, 0)] = SeenTile("gem3-torch-1", "W", 0.8)
+    table.show(6)
+    table.roll("red", ("adventurer", "torch", "key", "key", "key"))
+    table.figures["red"] = (1, 0)
+    table.show(6)
+    table.roll("red", keys)  # no torch: the chamber cannot be activated yet
+    table.gems[(1, 0)] = 1
+    table.show(8)
+    assert [e for e in table.events if e["type"] == "activate"] == []
+    assert "held activate 1,0" in table.maker.waiting
+    del table.gems[(1, 0)]  # it was carried on, or it was no gem
+    table.show(8)
+    assert "held activate 1,0" not in table.maker.waiting
+    torches = ("torch", "torch", "torch", "torch", "key")
+    table.roll("red", torches)
+    table.show(8)
+    assert [e for e in table.events if e["type"] == "activate"] == []
+    table.gems[(1, 0)] = 1
+    table.show(8)
+    activate = [e for e in table.events if e["type"] == "activate"]
+    assert [(e["cell"], e["gems"], e["players"]) for e in activate] == [([1, 0], 1, ["red"])]
+    assert table.verdicts[table.events.index(activate[0])] is True

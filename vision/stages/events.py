@@ -723,8 +723,11 @@ class EventMaker:
     def _gems(self, game: Game, change: Settled) -> list[dict[str, Any]]:
         cell = change.key[1]
         count = int(change.value)
+        if count <= 0:
+            self._withdraw_activation(cell)
+            return []
         placed = game.temple.at(cell)
-        if placed is None or placed.gems or count <= 0 or placed.tile.gems is None:
+        if placed is None or placed.gems or placed.tile.gems is None:
             return []
         gems = min(count, placed.tile.gems.count)
         players = [p.player_id for p in game.players_in(cell) if p.inside]
@@ -732,6 +735,16 @@ class EventMaker:
         if not players:  # nobody in the chamber as the engine has it: a move not seen yet
             return self._hold(("activate", cell, gems), _stamped(event, change))
         return self._once(("activate", cell, gems), _stamped(event, change))
+
+    def _withdraw_activation(self, cell: Cell) -> None:
+        """The chamber lies without gems again: an activation still waiting for the engine there
+        was a gem seen in passing (or a thing taken for one), so it is withdrawn, and a gem
+        that comes to rest there later is proposed afresh."""
+        for subject, event in list(self.pending.items()):
+            if event["type"] == "activate" and tuple(event["cell"]) == cell:
+                del self.pending[subject]
+                self.waiting.pop(_held_note(event), None)
+        self.proposed = {k for k in self.proposed if k[:2] != ("activate", cell)}
 
 
 def _resolved(game: Game, event: dict[str, Any]) -> bool:
