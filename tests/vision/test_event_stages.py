@@ -819,3 +819,25 @@ def test_a_gem_seen_in_passing_is_no_activation_once_the_chamber_lies_empty() ->
     activate = [e for e in table.events if e["type"] == "activate"]
     assert [(e["cell"], e["gems"], e["players"]) for e in activate] == [([1, 0], 1, ["red"])]
     assert table.verdicts[table.events.index(activate[0])] is True
+
+
+def test_a_gem_that_lay_a_while_and_is_then_hidden_still_activates_its_chamber() -> None:
+    # Gems laid in a chamber stay there: when they vanish after lying a while, figures stand
+    # over them, and the activation still waits for the roll that pays for it.
+    table = Table(("red", "blue"))
+    for player in ("red", "blue"):
+        table.roll(player, ("adventurer", "key", "adventurer", "adventurer", "adventurer"))
+    table.tiles[(1, 0)] = SeenTile("gem3-torch-1", "W", 0.8)
+    table.show(6)
+    table.roll("red", ("adventurer", "torch", "key", "key", "key"))
+    table.figures["red"] = (1, 0)
+    table.show(6)
+    table.roll("red", ("key", "key", "key", "key", "adventurer"))
+    table.gems[(1, 0)] = 1
+    table.show(30)  # three seconds
+    del table.gems[(1, 0)]
+    table.show(8)
+    assert "held activate 1,0" in table.maker.waiting
+    table.roll("red", ("torch", "torch", "torch", "torch", "key"))
+    activate = [e for e in table.events if e["type"] == "activate"]
+    assert [(e["cell"], e["gems"], e["players"]) for e in activate] == [([1, 0], 1, ["red"])]

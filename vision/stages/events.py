@@ -47,6 +47,10 @@ waited for (another chamber may be on its way there)."""
 REACHING_SHARE = 0.5
 """An arm that is out reaches for an open cell when this share of its player's path to the
 cell moved in the latest frame (an arm only out for the player's own dice delays nothing)."""
+GEM_IN_PASSING_S = 1.5
+"""Gems a chamber shows for less than this (from coming to rest to gone) were seen in passing:
+an activation waiting there is withdrawn. Gems laid in a chamber stay; when they vanish after
+lying longer, figures stand over them, and the activation still holds."""
 NO_HELPER = "black masks freed, but no golden mask is known beside them"
 """What the note on an unlock seen before the engine knows the golden mask behind it says."""
 REREAD_MARK = "not moved, now read"
@@ -105,6 +109,8 @@ class EventMaker:
     to rest as a read tile a moment later)."""
     _tile_since: dict[Cell, float] = field(default_factory=dict)
     """When each new tile first came to rest (a held discovery is credited around it)."""
+    _gems_since: dict[Cell, float] = field(default_factory=dict)
+    """When gems last came to rest in each chamber, while they are seen there."""
     _masks_moved: dict[str, int] = field(default_factory=dict)
     """Players whose black masks alone were put elsewhere while a die was out of sight, with
     how many: an unlock, told once every die is seen again."""
@@ -724,8 +730,11 @@ class EventMaker:
         cell = change.key[1]
         count = int(change.value)
         if count <= 0:
-            self._withdraw_activation(cell)
+            seen_since = self._gems_since.pop(cell, None)
+            if seen_since is not None and change.since - seen_since < GEM_IN_PASSING_S:
+                self._withdraw_activation(cell)
             return []
+        self._gems_since[cell] = change.since
         placed = game.temple.at(cell)
         if placed is None or placed.gems or placed.tile.gems is None:
             return []
@@ -737,9 +746,9 @@ class EventMaker:
         return self._once(("activate", cell, gems), _stamped(event, change))
 
     def _withdraw_activation(self, cell: Cell) -> None:
-        """The chamber lies without gems again: an activation still waiting for the engine there
-        was a gem seen in passing (or a thing taken for one), so it is withdrawn, and a gem
-        that comes to rest there later is proposed afresh."""
+        """The chamber lies without gems again moments after they came to rest: an activation
+        still waiting for the engine there was a gem seen in passing (or a thing taken for one),
+        so it is withdrawn, and a gem that comes to rest there later is proposed afresh."""
         for subject, event in list(self.pending.items()):
             if event["type"] == "activate" and tuple(event["cell"]) == cell:
                 del self.pending[subject]
