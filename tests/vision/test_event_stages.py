@@ -789,41 +789,9 @@ def test_free_dice_rolled_that_all_come_up_black_masks_are_a_roll_not_an_unlock(
     assert all(table.verdicts) and table.game.players["red"].locked == 5
 
 
-def test_a_gem_seen_in_passing_is_no_activation_once_the_chamber_lies_empty() -> None:
-    # Issue 20: a gem (or a thing taken for one) seen on a chamber its player cannot activate
-    # yet waits; when the chamber lies empty again, it no longer waits, and only a gem that
-    # comes to rest there later activates it.
-    table = Table(("red", "blue"))
-    keys = ("key", "key", "key", "key", "adventurer")
-    for player in ("red", "blue"):
-        table.roll(player, ("adventurer", "key", "adventurer", "adventurer", "adventurer"))
-    table.tiles[(1, 0)] = SeenTile("gem3-torch-1", "W", 0.8)
-    table.show(6)
-    table.roll("red", ("adventurer", "torch", "key", "key", "key"))
-    table.figures["red"] = (1, 0)
-    table.show(6)
-    table.roll("red", keys)  # no torch: the chamber cannot be activated yet
-    table.gems[(1, 0)] = 1
-    table.show(8)
-    assert [e for e in table.events if e["type"] == "activate"] == []
-    assert "held activate 1,0" in table.maker.waiting
-    del table.gems[(1, 0)]  # it was carried on, or it was no gem
-    table.show(8)
-    assert "held activate 1,0" not in table.maker.waiting
-    torches = ("torch", "torch", "torch", "torch", "key")
-    table.roll("red", torches)
-    table.show(8)
-    assert [e for e in table.events if e["type"] == "activate"] == []
-    table.gems[(1, 0)] = 1
-    table.show(8)
-    activate = [e for e in table.events if e["type"] == "activate"]
-    assert [(e["cell"], e["gems"], e["players"]) for e in activate] == [([1, 0], 1, ["red"])]
-    assert table.verdicts[table.events.index(activate[0])] is True
-
-
-def test_a_gem_that_lay_a_while_and_is_then_hidden_still_activates_its_chamber() -> None:
-    # Gems laid in a chamber stay there: when they vanish after lying a while, figures stand
-    # over them, and the activation still waits for the roll that pays for it.
+def red_in_a_torch_chamber_without_torches() -> Table:
+    """Red and blue have found the gem chamber east of the start (torches activate it); red
+    stands in it, and red's last roll shows no torch."""
     table = Table(("red", "blue"))
     for player in ("red", "blue"):
         table.roll(player, ("adventurer", "key", "adventurer", "adventurer", "adventurer"))
@@ -833,11 +801,44 @@ def test_a_gem_that_lay_a_while_and_is_then_hidden_still_activates_its_chamber()
     table.figures["red"] = (1, 0)
     table.show(6)
     table.roll("red", ("key", "key", "key", "key", "adventurer"))
+    return table
+
+
+def activations(table: Table) -> list[tuple[list[int], int, list[str]]]:
+    """The activations told so far: (cell, gems, players)."""
+    return [(e["cell"], e["gems"], e["players"]) for e in table.events if e["type"] == "activate"]
+
+
+def test_a_gem_seen_in_passing_is_no_activation_once_the_chamber_lies_empty() -> None:
+    # Issue 20: a gem (or a thing taken for one) seen on a chamber its player cannot activate
+    # yet waits; when the chamber lies empty again, it no longer waits, and only a gem that
+    # comes to rest there later activates it.
+    table = red_in_a_torch_chamber_without_torches()
+    table.gems[(1, 0)] = 1
+    table.show(8)
+    assert activations(table) == []
+    assert "held activate 1,0" in table.maker.waiting
+    del table.gems[(1, 0)]  # it was carried on, or it was no gem
+    table.show(8)
+    assert "held activate 1,0" not in table.maker.waiting
+    table.roll("red", ("torch", "torch", "torch", "torch", "key"))
+    table.show(8)
+    assert activations(table) == []
+    table.gems[(1, 0)] = 1
+    table.show(8)
+    assert activations(table) == [([1, 0], 1, ["red"])]
+    assert all(table.verdicts)
+
+
+def test_a_gem_that_lay_a_while_and_is_then_hidden_still_activates_its_chamber() -> None:
+    # Gems laid in a chamber stay there: when they vanish after lying a while, figures stand
+    # over them, and the activation still waits for the roll that pays for it.
+    table = red_in_a_torch_chamber_without_torches()
     table.gems[(1, 0)] = 1
     table.show(30)  # three seconds
     del table.gems[(1, 0)]
     table.show(8)
     assert "held activate 1,0" in table.maker.waiting
     table.roll("red", ("torch", "torch", "torch", "torch", "key"))
-    activate = [e for e in table.events if e["type"] == "activate"]
-    assert [(e["cell"], e["gems"], e["players"]) for e in activate] == [([1, 0], 1, ["red"])]
+    assert activations(table) == [([1, 0], 1, ["red"])]
+    assert all(table.verdicts)
