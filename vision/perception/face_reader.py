@@ -33,7 +33,7 @@ from vision.perception.detections import Detections, nms
 from vision.perception.letterbox import PAD_VALUE
 from vision.perception.model_contract import FaceReaderCard, props_of, sidecar_metadata
 from vision.perception.onnx_model import ModelError, default_threads, open_session
-from vision.perception.shipped import FACES, FACES_INT8, shipped_path
+from vision.perception.shipped import FACES, FACES_INT8, running_copy, shipped_path
 
 CROP_SCALE = 1.3
 """Crop side over the box's longer side: a margin for boxes that cut a die short."""
@@ -101,10 +101,9 @@ def open_face_reader(
     if choice == "off":
         return None
     if choice == "auto":
-        found = [shipped_path(name) for name in (FACES_INT8, FACES) if shipped_path(name).is_file()]
-        if not found:
+        path = running_copy(shipped_path(FACES), shipped_path(FACES_INT8))
+        if not path.is_file():
             return None
-        path = found[0]
     else:
         shipped = {"int8": FACES_INT8, "float": FACES}
         path = shipped_path(shipped[choice]) if choice in shipped else Path(choice).expanduser()

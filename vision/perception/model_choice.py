@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vision.perception.shipped import running_copy
+
 if TYPE_CHECKING:
     from vision.perception.localiser import LocaliserSettings
     from vision.perception.table_detector import TableDetector
@@ -59,8 +61,7 @@ class TaughtModel:
     def faces_path(self) -> Path:
         """Return the reader's ONNX file that runs: its int8 copy when there is one (models
         taught before 2026-12-06 have none), else the reader itself."""
-        int8 = self.folder / FACES_INT8_FILE
-        return int8 if int8.is_file() else self.folder / FACES_FILE
+        return running_copy(self.folder / FACES_FILE, self.folder / FACES_INT8_FILE)
 
     @property
     def localiser_path(self) -> Path | None:

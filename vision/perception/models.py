@@ -19,6 +19,7 @@ from vision.perception.shipped import (
     LOCALISER,
     LOCALISER_CHOICES,
     LOCALISER_INT8,
+    running_copy,
     shipped_path,
 )
 from vision.perception.table_detector import TableDetector
@@ -39,9 +40,10 @@ def shipped_localiser(choice: str = "auto") -> Path:
     copy when it is there, else the float model); ModelError when that file is missing."""
     if choice not in LOCALISER_CHOICES:
         raise ValueError(f"{choice!r}: name one of {', '.join(LOCALISER_CHOICES)}")
-    path = shipped_path(LOCALISER if choice == "float" else LOCALISER_INT8)
-    if choice == "auto" and not path.is_file():
-        path = shipped_path(LOCALISER)
+    if choice == "auto":
+        path = running_copy(shipped_path(LOCALISER), shipped_path(LOCALISER_INT8))
+    else:
+        path = shipped_path(LOCALISER if choice == "float" else LOCALISER_INT8)
     if not path.is_file():
         raise ModelError(
             f"no localiser at {path}: train one with `templecam train --localiser`, or pass "

@@ -25,6 +25,12 @@ BASELINE = "templecam-baseline.onnx"
 """The early YOLO baseline, a named alternative (`--model` it)."""
 
 
+def running_copy(model: Path, int8: Path) -> Path:
+    """Return which file of a network runs: its int8 copy when that is there, else the model
+    (shipped and taught networks alike; the model may be missing too)."""
+    return int8 if int8.is_file() else model
+
+
 def shipped_dir() -> Path:
     """Return the folder of the shipped models."""
     return Path(str(resources.files("vision") / "data" / "models"))
