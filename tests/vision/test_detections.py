@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vision.perception import detections
 from vision.perception.detections import Detections, box_iou, nms
 
 NAMES = ("adventurer", "key", "torch")
@@ -118,3 +119,27 @@ def test_nms_properties(data):
         assert any(same[d, k] and iou[d, k] > threshold and scores[k] >= scores[d] for k in keep)
     # Kept boxes come best first.
     assert list(scores[keep]) == sorted(scores[keep], reverse=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(box_sets(), st.booleans())
+def test_nms_keeps_the_same_boxes_whether_it_measures_all_pairs_at_once_or_not(data, by_class):
+    boxes, scores, classes, threshold = data
+    classes = classes if by_class else None
+    at_once = nms(boxes, scores, threshold, classes)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(detections, "NMS_MATRIX_MAX", 0)  # as for an evaluation's thousands
+        one_by_one = nms(boxes, scores, threshold, classes)
+    assert at_once.tolist() == one_by_one.tolist()
+
+
+def test_nms_of_more_boxes_than_measured_at_once_still_suppresses_overlaps():
+    rng = np.random.default_rng(3)
+    corners = rng.uniform(0, 2000, (detections.NMS_MATRIX_MAX + 100, 2))
+    boxes = np.concatenate([corners, corners + 30], axis=1)
+    boxes = np.concatenate([boxes, boxes + 2])  # each box and a near twin
+    scores = rng.uniform(0, 1, len(boxes))
+    keep = nms(boxes, scores, 0.5)
+    iou = box_iou(boxes[keep], boxes[keep])
+    np.fill_diagonal(iou, 0)
+    assert iou.max() <= 0.5 and len(keep) <= len(boxes) // 2  # never both twins

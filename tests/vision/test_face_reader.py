@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -438,3 +439,16 @@ def test_auto_falls_back_to_the_float_reader_and_then_to_none(tmp_path, monkeypa
     assert open_face_reader("auto").model_path == tmp_path / SHIPPED.name
     with pytest.raises(ModelError, match="faces=int8: no face classifier"):
         open_face_reader("int8")
+
+
+def test_a_crop_wholly_inside_the_frame_is_its_pixels_and_a_copy_of_them():
+    yy, xx = np.mgrid[0:64, 0:100]
+    image = np.dstack([xx, yy, (xx + yy) % 256]).astype(np.uint8)
+    crop = crop_square(image, (30, 10, 70, 50), 40)
+    assert np.array_equal(crop, image[10:50, 30:70])
+    crop[:] = 0  # what the reader does to a crop never reaches the frame
+    assert image[10:50, 30:70].any()
+    resized = crop_square(image, (30, 10, 70, 50), 20)
+    assert np.array_equal(
+        resized, cv2.resize(image[10:50, 30:70].copy(), (20, 20), interpolation=cv2.INTER_AREA)
+    )

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.synth.frame import render_frames
 from vision.perception.localiser import Localiser, LocaliserSettings
-from vision.perception.localiser_decode import STRIDE, decode
+from vision.perception.localiser_decode import STRIDE, decode, find_peaks, first_of_ties
 from vision.perception.shipped import LOCALISER, LOCALISER_INT8, shipped_path
 
 GEM = 5
@@ -60,3 +62,65 @@ def test_the_int8_localiser_boxes_each_gem_once_as_the_float_one_does():
             assert apart.min(initial=np.inf) > 1.5 * STRIDE / 0.5
     assert counts[LOCALISER_INT8] == counts[LOCALISER]
     assert sum(counts[LOCALISER]) > 0
+
+
+def _peaks_by_definition(heat: np.ndarray, conf: float) -> list[tuple[int, int, int]]:
+    """Every cell scoring `conf` or more that no cell of its 3x3 neighbourhood outscores."""
+    classes, height, width = heat.shape
+    found = []
+    for c in range(classes):
+        for r in range(height):
+            for q in range(width):
+                around = heat[c, max(0, r - 1) : r + 2, max(0, q - 1) : q + 2]
+                if heat[c, r, q] >= conf and heat[c, r, q] >= around.max():
+                    found.append((c, r, q))
+    return found
+
+
+@st.composite
+def stepped_maps(draw):
+    """Small heat maps whose scores come in few steps, so that neighbours often tie."""
+    classes, height, width = (
+        draw(st.integers(1, 3)),
+        draw(st.integers(1, 9)),
+        draw(st.integers(1, 9)),
+    )
+    levels = draw(st.integers(1, 5))
+    cells = draw(
+        st.lists(
+            st.integers(0, levels),
+            min_size=classes * height * width,
+            max_size=classes * height * width,
+        )
+    )
+    heat = (np.array(cells, np.float32) / levels).reshape(classes, height, width)
+    return heat, draw(st.sampled_from([0.0, 0.2, 0.5, 1.0]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(stepped_maps())
+def test_peaks_are_the_cells_no_neighbour_outscores_in_raster_order(data):
+    heat, conf = data
+    cls, rows, cols = find_peaks(heat, conf)
+    found = list(zip(cls.tolist(), rows.tolist(), cols.tolist(), strict=True))
+    assert found == _peaks_by_definition(heat, conf)
+
+
+@settings(max_examples=200, deadline=None)
+@given(stepped_maps(), st.randoms(use_true_random=False))
+def test_a_tied_peak_is_kept_only_without_an_equal_earlier_neighbour(data, rnd):
+    heat, conf = data
+    cls, rows, cols = find_peaks(heat, conf)
+    score = heat[cls, rows, cols]
+    which = np.array(sorted(rnd.sample(range(len(cls)), rnd.randint(0, len(cls)))), np.int64)
+    kept = first_of_ties(cls, rows, cols, score, which).tolist()
+    among = {(cls[i], rows[i], cols[i]): score[i] for i in which}
+    expected = [
+        i
+        for i in which.tolist()
+        if not any(
+            among.get((cls[i], rows[i] + dr, cols[i] + dc)) == score[i]
+            for dr, dc in ((-1, -1), (-1, 0), (-1, 1), (0, -1))
+        )
+    ]
+    assert kept == expected

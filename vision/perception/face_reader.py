@@ -145,12 +145,15 @@ def crop_square(image: np.ndarray, window: Sequence[int], size: int) -> np.ndarr
     x0, y0, x1, y1 = (int(v) for v in window)
     height, width = image.shape[:2]
     inside = image[max(0, y0) : max(0, min(y1, height)), max(0, x0) : max(0, min(x1, width))]
-    crop = np.full((y1 - y0, x1 - x0, 3), PAD_VALUE, dtype=np.uint8)
-    if inside.size:
-        top, left = max(0, -y0), max(0, -x0)
-        crop[top : top + inside.shape[0], left : left + inside.shape[1]] = inside
+    if inside.shape[:2] == (y1 - y0, x1 - x0):  # wholly in the frame: read it where it lies
+        crop = inside
+    else:
+        crop = np.full((y1 - y0, x1 - x0, 3), PAD_VALUE, dtype=np.uint8)
+        if inside.size:
+            top, left = max(0, -y0), max(0, -x0)
+            crop[top : top + inside.shape[0], left : left + inside.shape[1]] = inside
     if crop.shape[0] == size:
-        return crop
+        return crop.copy()
     shrink = crop.shape[0] > size
     return cv2.resize(
         crop, (size, size), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR
