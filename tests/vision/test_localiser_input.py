@@ -6,7 +6,17 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.perception.localiser import PAD_VALUE, planar_input
+from models.synth.frame import render_frames
+from vision.perception.detections import box_iou
+from vision.perception.localiser import (
+    PAD_VALUE,
+    Localiser,
+    LocaliserSettings,
+    planar_input,
+    resize_for_network,
+)
+from vision.perception.localiser_decode import decode
+from vision.perception.shipped import LOCALISER_INT8, shipped_path
 
 
 @pytest.mark.parametrize("height, width", [(540, 960), (270, 481), (1, 1), (64, 96)])
@@ -36,3 +46,39 @@ def test_the_input_is_rgb_in_zero_to_one_with_grey_beyond_the_frame():
     assert got[0, 2, :20, :30].min() == 1.0 and got[0, :2, :20, :30].max() == 0.0
     assert np.allclose(got[0, :, 20:, :], PAD_VALUE / 255)
     assert np.allclose(got[0, :, :, 30:], PAD_VALUE / 255)
+
+
+@pytest.fixture(scope="module")
+def frame() -> np.ndarray:
+    """A rendered 1080p game frame."""
+    return render_frames(1, seed=44)[0]
+
+
+@pytest.mark.parametrize("scale", [0.4985, 0.552, 0.8, 0.5])
+def test_a_frame_shrunk_to_the_usual_scales_looks_as_the_area_resize_made_it(frame, scale):
+    height, width = round(1080 * scale), round(1920 * scale)
+    got = resize_for_network(frame, width, height)
+    by_area = cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA)
+    assert got.shape == by_area.shape and got.dtype == np.uint8
+    difference = np.abs(got.astype(np.int16) - by_area)
+    assert difference.mean() < 2.0 and np.percentile(difference, 99) < 24
+
+
+@pytest.mark.parametrize("scale", [0.3, 0.44, 1.05])
+def test_a_frame_shrunk_a_lot_or_enlarged_is_resized_by_area(frame, scale):
+    height, width = round(1080 * scale), round(1920 * scale)
+    expected = cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA)
+    assert np.array_equal(resize_for_network(frame, width, height), expected)
+
+
+def test_the_localiser_finds_the_same_things_in_either_resize(frame):
+    localiser = Localiser(shipped_path(LOCALISER_INT8), LocaliserSettings(faces="off"))
+    localiser = localiser.at_scale(0.552)
+    found = localiser.locate(frame, 0.3)
+    by_area = cv2.resize(frame, (1060, 596), interpolation=cv2.INTER_AREA)
+    heat, box = localiser.session.run(None, {"images": planar_input(by_area, 608, 1088)})
+    xyxy, _, _ = decode(heat[0], box[0], 0.3, 0.552)
+    assert abs(len(found) - len(xyxy)) <= 2
+    iou = box_iou(found.xyxy, xyxy)
+    matched = iou.max(axis=1) > 0.5
+    assert matched.mean() >= 0.95
