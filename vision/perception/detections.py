@@ -68,9 +68,9 @@ def nms(
     return _nms_one_by_one(boxes, order, iou_threshold)
 
 
-def _pair_iou(boxes: np.ndarray, best: Any, rest: np.ndarray) -> np.ndarray:
-    """Return the overlap of box(es) `best` with boxes `rest` (indices into `boxes`)."""
-    areas = box_area(boxes)
+def _pair_iou(boxes: np.ndarray, areas: np.ndarray, best: Any, rest: np.ndarray) -> np.ndarray:
+    """Return the overlap of box(es) `best` with boxes `rest` (indices into `boxes`, whose
+    areas are `areas`)."""
     w = np.minimum(boxes[best, 2], boxes[rest, 2]) - np.maximum(boxes[best, 0], boxes[rest, 0])
     h = np.minimum(boxes[best, 3], boxes[rest, 3]) - np.maximum(boxes[best, 1], boxes[rest, 1])
     inter = np.clip(w, 0, None) * np.clip(h, 0, None)
@@ -80,7 +80,7 @@ def _pair_iou(boxes: np.ndarray, best: Any, rest: np.ndarray) -> np.ndarray:
 def _nms_by_matrix(boxes: np.ndarray, order: np.ndarray, iou_threshold: float) -> np.ndarray:
     """Greedy suppression in score `order` with every pair's overlap measured at once."""
     every = np.arange(len(boxes))
-    over = _pair_iou(boxes, every[:, None], every[None, :]) > iou_threshold
+    over = _pair_iou(boxes, box_area(boxes), every[:, None], every[None, :]) > iou_threshold
     dropped = np.zeros(len(boxes), dtype=bool)
     keep: list[int] = []
     for index in order.tolist():
@@ -92,13 +92,14 @@ def _nms_by_matrix(boxes: np.ndarray, order: np.ndarray, iou_threshold: float) -
 
 def _nms_one_by_one(boxes: np.ndarray, order: np.ndarray, iou_threshold: float) -> np.ndarray:
     """Greedy suppression in score `order`, one kept box's overlaps at a time."""
+    areas = box_area(boxes)
     keep: list[int] = []
     while order.size:
         best, rest = order[0], order[1:]
         keep.append(int(best))
         if not rest.size:
             break
-        order = rest[_pair_iou(boxes, best, rest) <= iou_threshold]
+        order = rest[_pair_iou(boxes, areas, best, rest) <= iou_threshold]
     return np.asarray(keep, dtype=np.int64)
 
 
