@@ -34,6 +34,7 @@ from models.localiser.data import (
 )
 from models.localiser.net import INPUT_MULTIPLE, LocaliserNet
 from vision.perception.detections import box_iou
+from vision.perception.localiser import resize_for_network
 from vision.perception.localiser_decode import decode, sigmoid
 
 CARD_FORMAT = "templecam-localiser-card/1"
@@ -117,15 +118,15 @@ class ValFrame:
 
 
 def val_frames(frames: Sequence[Frame]) -> list[ValFrame]:
-    """Resize cached frames to the scale their die size asks for (`frame_scale`), padded."""
-    import cv2
-
+    """Resize cached frames to the scale their die size asks for (`frame_scale`), padded, as
+    the localiser resizes frames at run time (`resize_for_network`)."""
     out = []
     for f in frames:
         o = f.objects
         scale = min(frame_scale(o.die_px), f.scale)
         k = scale / f.scale
-        image = cv2.resize(f.image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        h, w = f.image.shape[:2]
+        image = resize_for_network(f.image, max(1, round(w * k)), max(1, round(h * k)))
         out.append(ValFrame(pad_to_multiple(image), scale, o.xyxy, o.cls, o.ignore))
     return out
 
