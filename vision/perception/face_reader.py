@@ -30,7 +30,7 @@ from vision.perception.classes import (
 )
 from vision.perception.classes import READER_UNREADABLE as UNREADABLE
 from vision.perception.detections import Detections, nms
-from vision.perception.letterbox import PAD_VALUE
+from vision.perception.letterbox import PAD_VALUE, to_tensor
 from vision.perception.model_contract import FaceReaderCard, props_of, sidecar_metadata
 from vision.perception.onnx_model import ModelError, default_threads, open_session
 from vision.perception.shipped import FACES, FACES_INT8, running_copy, shipped_path
@@ -169,9 +169,9 @@ def crops_for(
 
 
 def crops_to_tensor(crops: Sequence[np.ndarray]) -> np.ndarray:
-    """Stack BGR uint8 crops into a float32 RGB batch (N, 3, S, S) in 0..1, as Ultralytics does."""
-    batch = np.stack(crops)[..., ::-1].transpose(0, 3, 1, 2)
-    return np.ascontiguousarray(batch, dtype=np.float32) / np.float32(255.0)
+    """Stack BGR uint8 crops into a float32 RGB batch (N, 3, S, S) in 0..1, as Ultralytics does
+    (the detector's `letterbox.to_tensor`)."""
+    return to_tensor(crops)
 
 
 class FaceReader:

@@ -16,8 +16,6 @@ BIG_PX = 24
 """Boxes wider than this (network input px) go through NMS; smaller ones peak only once."""
 MAX_PEAKS = 1000
 """Most peaks decoded per image (the best first)."""
-PEAK_KERNEL = 3
-"""A peak is the largest score in its PEAK_KERNEL x PEAK_KERNEL neighbourhood."""
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -26,7 +24,7 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 _NEIGHBOURS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
-"""The cells around a cell (the 3x3 peak test)."""
+"""The cells around a cell: a peak is the largest score in its 3x3 neighbourhood."""
 _EARLIER = _NEIGHBOURS[:4]
 """The neighbours that come before a cell in raster order."""
 
@@ -44,10 +42,11 @@ def find_peaks(heat: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, n
     where = np.flatnonzero(flat >= conf)  # a flat index is much quicker than np.nonzero's three
     cls, cell = np.divmod(where, height * width)
     rows, cols = np.divmod(cell, width)
+    score = flat[where]
     peak = np.ones(len(where), dtype=bool)
     for dr, dc in _NEIGHBOURS:
         inside = (rows + dr >= 0) & (rows + dr < height) & (cols + dc >= 0) & (cols + dc < width)
-        peak[inside] &= flat[where[inside]] >= flat[where[inside] + dr * width + dc]
+        peak[inside] &= score[inside] >= flat[where[inside] + dr * width + dc]
     return cls[peak], rows[peak], cols[peak]
 
 
@@ -67,13 +66,14 @@ def first_of_ties(
     # edge cells never alias other cells.
     span_c, span_r = int(rows.max()) + 3, int(cols.max()) + 3
     key = (cls[which] * span_c + rows[which] + 1) * span_r + cols[which] + 1
+    mine = score[which]
     order = np.argsort(key)
-    keys, scores = key[order], score[which][order]
+    keys, scores = key[order], mine[order]
     tied = np.zeros(len(which), dtype=bool)
     for dr, dc in _EARLIER:
         other = key + dr * span_r + dc
         at = np.minimum(np.searchsorted(keys, other), len(keys) - 1)
-        tied |= (keys[at] == other) & (scores[at] == score[which])
+        tied |= (keys[at] == other) & (scores[at] == mine)
     return which[~tied]
 
 
