@@ -19,7 +19,7 @@ import numpy as np
 from models.synth.crop_look import Look
 from models.synth.crops import LABELS, UNKNOWN, render_crop
 
-RENDER_VERSION = 6
+RENDER_VERSION = 7
 """Change it with the crop renderer, so that cached sets are drawn again."""
 CHUNK = 250
 """Crops a worker renders per job."""

@@ -63,11 +63,13 @@ def _scene(frames: Path, split: str = "train") -> dict:
 
 @pytest.fixture(scope="module")
 def tiny(frames: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    """Eight epochs on 600 rendered crops of one look at 32 px; return DIR and its metrics."""
+    """Eight epochs on 900 rendered crops of one look at 32 px; return DIR and its metrics (with
+    600, since more of the dice lean, the best validation beat always naming the commonest
+    class by 0.07-0.13 from run to run: too close to the 0.1 asked; with 900 by 0.21-0.22)."""
     out = tmp_path_factory.mktemp("faces")
     config = FacesConfig(
         out=out,
-        crops=600,
+        crops=900,
         val_crops=120,
         look=EASY,
         imgsz=IMGSZ,
