@@ -23,8 +23,9 @@ def quantize_int8(
 ) -> Path:
     """Write an int8 copy of an exported network (static QDQ, calibrated on `inputs`).
 
-    Weights per channel in int8, activations in uint8 with ranges measured on the given network
-    inputs (batches for `input_name`); nodes of the op types in `keep_float` stay in float.
+    Weights per channel in int8 (on 7 bits, see below), activations in uint8 with ranges
+    measured on the given network inputs (batches for `input_name`); nodes of the op types in
+    `keep_float` stay in float.
     The metadata is carried over; the file is written under a temporary name and moved into
     place.
     """
@@ -63,6 +64,11 @@ def quantize_int8(
                 activation_type=QuantType.QUInt8,
                 weight_type=QuantType.QInt8,
                 nodes_to_exclude=floats,
+                # 7-bit weights: a CPU with AVX2 but no VNNI sums pairs of uint8 x int8
+                # products in int16, which saturates with full-range weights (on such a
+                # machine a taught reader's int8 copy named the class its float reader named
+                # for only 0.90-0.93 of 60 held-out crops)
+                reduce_range=True,
             )
         quantized = onnx.load(str(staged))
         del quantized.metadata_props[:]
