@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
+from rules.engine import Game
 from templecam.cli import main
-from vision.bench.events import COUNTED, Score, score, summarise
+from vision.bench.events import COUNTED, Score, SeenEvents, score, summarise
 
 
 def test_two_fresh_tiny_games_give_each_games_figures_by_type_and_the_worst(
@@ -88,3 +89,24 @@ def test_latency_is_told_by_event_type_and_the_worst_game_of_each_type_is_summed
     other = {**figures, "latency_ms_p95_by_type": {"dice": 900.0, "discover": None}}
     worst = summarise([figures, other])["worst_latency_ms_p95_by_type"]
     assert worst == {"dice": 900.0, "discover": 1500.0}
+
+
+def test_a_roll_the_camera_corrects_later_counts_as_spurious_and_its_correction_as_seen() -> None:
+    """The record as it stands scores: the struck roll was on the dashboard for seconds, so it
+    counts as spurious, never as recovered; the corrected roll counts from when it came."""
+    game = Game.from_setup_line({"type": "setup", "players": ["red", "blue"]})
+    delivered = SeenEvents(game)
+    faces = ["black_mask", "key", "key", "torch", "torch"]
+    misread = {"type": "dice", "player": "red", "faces": faces, "conf": 0.8}
+    assert delivered.deliver(1.2, misread)
+    line = delivered.lines[0]
+    right = {**misread, "faces": ["adventurer", *faces[1:]]}
+    assert delivered.deliver(4.0, {"type": "correct", "line": line, "event": right})
+    assert delivered.seen == [(4.0, right)] and delivered.struck == [misread]
+    assert not delivered.deliver(4.5, {"type": "correct", "line": 99, "event": None})
+    assert len(delivered.rejected) == 1
+    truth = [{"type": "dice", "player": "red", "faces": right["faces"], "t": 1.0}]
+    figures = score(truth, delivered.seen, 1.0, struck=delivered.struck).to_json()
+    assert figures["recovered"] == 1 and figures["spurious"] == 1
+    assert figures["corrected_by_camera"] == 1
+    assert figures["latency_ms_p95_with_warmup"] == 3000

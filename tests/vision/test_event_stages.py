@@ -842,3 +842,53 @@ def test_a_gem_that_lay_a_while_and_is_then_hidden_still_activates_its_chamber()
     table.roll("red", ("torch", "torch", "torch", "torch", "key"))
     assert activations(table) == [([1, 0], 1, ["red"])]
     assert all(table.verdicts)
+
+
+def _reroll_all_but(
+    table: Table, player: str, keep: tuple[int, ...], faces: tuple[str, ...]
+) -> None:
+    """A hand over the zone; the dice `keep` stay where they lay, the others land elsewhere
+    showing `faces`, in order."""
+    table.busy.add(player)
+    table.show(3)
+    table.busy.discard(player)
+    lying, new = list(table.dice[player]), iter(faces)
+    for i, die in enumerate(lying):
+        if i not in keep:
+            lying[i] = SeenDie(next(new), (die.xy_mm[0], 150.0), 0.9)
+    table.dice[player] = tuple(lying)
+    table.show()
+
+
+def test_a_die_misread_as_a_black_mask_then_rolled_puts_the_earlier_roll_right() -> None:
+    """Red's key was read as a black mask, so the engine locked two dice. Red then rolls
+    every die but the one black mask: a locked die cannot be rolled, so the earlier roll was
+    misread. It is corrected (the die taken for a black mask given the face most often read
+    so) before the new roll, which the engine now takes."""
+    table = Table()
+    table.roll("red", ("adventurer", "black_mask", "black_mask", "key", "torch"))
+    assert table.game.players["red"].locked == 2
+    line = table.game.accepted_lines[-1]
+    _reroll_all_but(table, "red", (1,), ("adventurer", "adventurer", "golden_mask", "torch"))
+    assert [e["type"] for e in table.events] == ["dice", "correct", "dice"]
+    correction = table.events[1]
+    assert correction["line"] == line
+    assert correction["event"]["faces"] == sorted(
+        ("adventurer", "adventurer", "black_mask", "key", "torch")
+    )
+    assert all(table.verdicts) and table.game.players["red"].locked == 1
+    assert "red" not in table.maker.waiting
+
+
+def test_a_roll_entered_by_hand_is_never_corrected_by_the_camera() -> None:
+    """The same table, but red's roll with two black masks was entered by hand: the camera
+    does not overrule a player; the new roll waits, saying why."""
+    table = Table()
+    faces = ("adventurer", "black_mask", "black_mask", "key", "torch")
+    table.dice["red"] = tuple(SeenDie(f, (i * 20.0, 0.0), 0.9) for i, f in enumerate(faces))
+    assert table.game.apply({"type": "dice", "player": "red", "faces": list(faces)}).ok
+    table.show()
+    _reroll_all_but(table, "red", (1,), ("adventurer", "adventurer", "golden_mask", "torch"))
+    assert all(e["type"] != "correct" for e in table.events)
+    assert table.game.players["red"].locked == 2
+    assert "which the engine refuses" in table.maker.waiting["red"]

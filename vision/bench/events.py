@@ -148,6 +148,9 @@ class Score:
     """The true events that count (every type of COUNTED, before the video's last moments)."""
     misread_rolls: int = 0
     """True rolls whose player's roll was reported in time, but with a wrong face."""
+    corrected: int = 0
+    """Events the camera took back later (`correct` lines): each counts as spurious, whatever
+    it was, and never as recovered (the table saw it, then lost it)."""
 
     def by_type(self) -> dict[str, dict[str, Any]]:
         """Return per event type: true events, recovered, and the share recovered."""
@@ -192,6 +195,7 @@ class Score:
             "recovered_by_type": self.by_type(),
             "whole_rolls": self.whole_rolls(),
             "misread_rolls": self.misread_rolls,
+            "corrected_by_camera": self.corrected,
             "missed_by_type": dict(Counter(e["type"] for e in self.missed)),
             "spurious_by_type": dict(Counter(e["type"] for e in self.extra)),
         }
@@ -208,12 +212,13 @@ def score(
     minutes: float,
     end_t: float | None = None,
     warmup: float = 0.0,
+    struck: Sequence[dict[str, Any]] = (),
 ) -> Score:
     """Match the events the engine accepted (video time, event) to true ones by key (`_pairs`).
 
     True events after `end_t - END_GRACE` (the video's last moments) are not counted, and
     neither is seeing them; those before `warmup` count for recovery but not in the change
-    latencies.
+    latencies. `struck`: events accepted, then taken back by a correction (spurious, all).
     """
     last = float("inf") if end_t is None else end_t - END_GRACE
     late = [e for e in truth if e.get("type") in COUNTED and float(e.get("t", 0.0)) > last]
@@ -234,8 +239,9 @@ def score(
         if float(event.get("t", 0.0)) >= warmup:
             result.change_latencies.append(latency)
             result.change_types.append(str(event["type"]))
-    result.extra = [e for (_, e), u in zip(seen, used, strict=True) if not u]
+    result.extra = [e for (_, e), u in zip(seen, used, strict=True) if not u] + list(struck)
     result.spurious = len(result.extra)
+    result.corrected = len(struck)
     result.misread_rolls = sum(
         any(
             e["type"] == "dice"
@@ -339,13 +345,45 @@ def observation_from_truth(frame: dict[str, Any], grid: Grid | None = None) -> O
     )
 
 
+@dataclass
+class SeenEvents:
+    """The events a run delivered to its game, as the record stands (corrections applied)."""
+
+    game: Game
+    seen: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    """(time, event) of each accepted event still standing."""
+    lines: list[int] = field(default_factory=list)
+    """The record line of each of `seen`."""
+    struck: list[dict[str, Any]] = field(default_factory=list)
+    """Events accepted, then taken back by a correction."""
+    rejected: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+
+    def deliver(self, t: float, event: dict[str, Any]) -> bool:
+        """Apply an event to the game; tell whether the engine took it."""
+        verdict = self.game.apply(event)
+        if not verdict.ok:
+            self.rejected.append((event, verdict.reason or ""))
+            return False
+        if event.get("type") != "correct":
+            self.seen.append((t, event))
+            self.lines.append(self.game.lines[-1].line)
+            return True
+        if event["line"] in self.lines:
+            index = self.lines.index(event["line"])
+            self.struck.append(self.seen[index][1])
+            del self.seen[index], self.lines[index]
+        if event.get("event") is not None:  # put right: seen now, in its old line's place
+            self.seen.append((t, event["event"]))
+            self.lines.append(event["line"])
+        return True
+
+
 def run_truth_observations(game_video: GameVideo, frames_jsonl: Path) -> Score:
     """Score the stability and event stages alone, fed the renderer's true observations."""
     game = Game.from_setup_line(game_video.setup)
     stabiliser, maker = Stabiliser(), EventMaker(lambda: game)
     grid = game_video.grid
-    seen: list[tuple[float, dict[str, Any]]] = []
-    rejected = 0
+    delivered = SeenEvents(game)
     last_t = 0.0
     with frames_jsonl.open(encoding="utf-8") as lines:
         for line in lines:
@@ -355,12 +393,12 @@ def run_truth_observations(game_video: GameVideo, frames_jsonl: Path) -> Score:
             last_t = observation.t
             maker.see(observation)
             for event in maker.events_for(stabiliser.update(observation)):
-                if game.apply(event).ok:
-                    seen.append((observation.t, event))
-                else:
-                    rejected += 1
-    result = score(game_video.events, seen, max(last_t, 1e-3) / 60.0, end_t=last_t)
-    result.rejected = rejected
+                delivered.deliver(observation.t, event)
+    minutes = max(last_t, 1e-3) / 60.0
+    result = score(
+        game_video.events, delivered.seen, minutes, end_t=last_t, struck=delivered.struck
+    )
+    result.rejected = len(delivered.rejected)
     return result
 
 
@@ -427,19 +465,14 @@ def run_game_video(
     players = list(game.players)
     scene = game_video.scene(players)
     pipeline = build_pipeline(detector, scene, lambda: game, gate=gate)
-    seen: list[tuple[float, dict[str, Any]]] = []
-    rejected: list[tuple[dict[str, Any], str]] = []
+    delivered = SeenEvents(game)
     start: dict[str, float] = {}
     memory: list[float] = []
     timings: list[float] = []
 
     def deliver(event: dict[str, Any]) -> None:
         now = time.monotonic() - start["t0"] if realtime else start["video_t"]
-        verdict = game.apply(event)
-        if verdict.ok:
-            seen.append((now, event))
-        else:
-            rejected.append((event, verdict.reason or ""))
+        delivered.deliver(now, event)
 
     def stream(result: Any, image: np.ndarray) -> None:
         if stream_video:
@@ -472,8 +505,15 @@ def run_game_video(
         state = grabber.state()
     ms = timings or [0.0]
     minutes = (duration or 60.0) / 60.0
-    result = score(game_video.events, seen, minutes, end_t=duration, warmup=start.get("ready", 0))
-    result.rejected = len(rejected)
+    result = score(
+        game_video.events,
+        delivered.seen,
+        minutes,
+        end_t=duration,
+        warmup=start.get("ready", 0),
+        struck=delivered.struck,
+    )
+    result.rejected = len(delivered.rejected)
     return RunResult(
         score=result,
         frames_grabbed=state.frames,
@@ -481,8 +521,8 @@ def run_game_video(
         frames_dropped=state.dropped,
         ms_median=float(np.median(ms)),
         memory_mb=memory,
-        accepted=len(seen),
-        rejected=rejected,
+        accepted=len(delivered.seen),
+        rejected=delivered.rejected,
         scale=None if pipeline.scale is None else pipeline.scale.scale,
     )
 

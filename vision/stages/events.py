@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations_with_replacement
 from typing import Any
 
 from rules.engine import Game
 from rules.narrative import tell_event
-from rules.vocabulary import ADVENTURER, BLACK_MASK, GOLDEN_MASK, OFFSETS, SIDES
+from rules.vocabulary import ADVENTURER, BLACK_MASK, GOLDEN_MASK, KEY, OFFSETS, SIDES, TORCH
 from vision.stages.hands_at_work import HandsAtWork
 from vision.stages.observation import Cell, Observation
 from vision.stages.rolls import is_roll, one_die_event, roll_entered_since, rolled_face
@@ -53,6 +54,9 @@ an activation waiting there is withdrawn. Gems laid in a chamber stay; when they
 lying longer, figures stand over them, and the activation still holds."""
 NO_HELPER = "black masks freed, but no golden mask is known beside them"
 """What the note on an unlock seen before the engine knows the golden mask behind it says."""
+MISREAD_AS_BLACK = (ADVENTURER, KEY, TORCH, GOLDEN_MASK)
+"""The faces the face reader takes for a black mask, most often first (its int8 copy on its
+card's 6,000 fresh crops: 15, 15, 11 and 1 times): what a die misread so is put right as."""
 REREAD_MARK = "not moved, now read"
 """What the note on a different reading of dice that were not rolled says."""
 
@@ -339,6 +343,10 @@ class EventMaker:
             if legal is not None and legal != faces:
                 events = self._roll_events(game, player_id, legal, change)
                 refused = self._refusal(game, events)
+        if refused and not change.guessed:
+            fixed = self._misread_put_right(game, player_id, faces, change)
+            if fixed:
+                events, refused = fixed, None
         if refused:  # no legal reading yet: the dice are looked at again, never guessed
             self.waiting[player_id] = (
                 f"{player_id}: the dice read {', '.join(faces)}, which the engine refuses "
@@ -354,6 +362,40 @@ class EventMaker:
         if not any(e["type"] == "unlock" for e in events):
             self.unlocks_waiting.pop(player_id, None)
         return events
+
+    def _misread_put_right(
+        self, game: Game, player_id: str, faces: tuple[str, ...], change: Settled
+    ) -> list[dict[str, Any]]:
+        """The events of a roll the engine refuses only because the camera's own last roll of
+        the player was misread: dice that read black masks then were picked up and rolled now,
+        which locked dice cannot be. That roll is corrected first (those dice given the faces
+        most often misread as black masks, `MISREAD_AS_BLACK`, the first that the engine takes
+        with every later line still standing), then the new roll is reported; nothing when no
+        correction does."""
+        player = game.players[player_id]
+        need = player.locked - faces.count(BLACK_MASK)
+        if not change.rolled or change.left is None or need <= 0:
+            return []
+        if change.left.count(BLACK_MASK) < need:
+            return []
+        found = _last_roll(game, player_id)
+        if found is None or found[1]["faces"].count(BLACK_MASK) < need:
+            return []
+        line, earlier = found
+        rest = list(earlier["faces"])
+        for _ in range(need):
+            rest.remove(BLACK_MASK)
+        standing = len(game.accepted)
+        for instead in combinations_with_replacement(MISREAD_AS_BLACK, need):
+            fixed = {**earlier, "faces": sorted(rest + list(instead))}
+            correction = {"type": "correct", "line": line, "event": fixed}
+            trial = game.copy()
+            if not trial.apply(correction).ok or len(trial.accepted) != standing:
+                continue
+            events = self._roll_events(trial, player_id, faces, change)
+            if not self._refusal(trial, events):
+                return [correction, *events]
+        return []
 
     def _unlock_after(
         self,
@@ -812,6 +854,15 @@ def _legal_reading(
         return None
     chosen = {i for _, i in sorted(share, reverse=True)[:need]}
     return tuple(sorted(BLACK_MASK if i in chosen else f for i, f in enumerate(faces)))
+
+
+def _last_roll(game: Game, player_id: str) -> tuple[int, dict[str, Any]] | None:
+    """Return the record line and event of the player's last roll when the camera reported it
+    (it carries the camera's confidence); None when it was entered by hand or there is none."""
+    for line, event in zip(reversed(game.accepted_lines), reversed(game.accepted), strict=True):
+        if event.get("type") == "dice" and event.get("player") == player_id:
+            return (line, dict(event)) if "conf" in event else None
+    return None
 
 
 def _accepted(
