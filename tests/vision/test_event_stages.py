@@ -892,3 +892,28 @@ def test_a_roll_entered_by_hand_is_never_corrected_by_the_camera() -> None:
     assert all(e["type"] != "correct" for e in table.events)
     assert table.game.players["red"].locked == 2
     assert "which the engine refuses" in table.maker.waiting["red"]
+
+
+def test_a_black_mask_put_back_after_a_held_roll_tells_the_roll_then_the_unlock() -> None:
+    """Red's new roll is held (a die leaning, its likeliest face a golden mask); then red puts
+    the black mask of that roll back: the roll happened, and red's own golden mask freed it."""
+    table = Table()
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "key", "torch"))
+    table.busy.add("red")  # red rolls again
+    table.show(3)
+    table.busy.discard("red")
+    again = ("black_mask", "adventurer", "key", "torch")
+    _leaning(table, ("golden_mask",), frames=15, faces=again, y=50.0)
+    assert [e["type"] for e in table.events] == ["dice"]  # the new roll is held
+    table.busy.add("red")  # the golden mask frees the black mask: red puts it back
+    table.show(3)
+    table.busy.discard("red")
+    still = [SeenDie(f, (i * 20.0, 50.0), 0.9) for i, f in enumerate(again)]
+    still[0] = SeenDie("black_mask", (0.0, 120.0), 0.9)
+    for _ in range(6):
+        table.dice["red"] = (*still, SeenDie(None, (80.0, 50.0), 0.5, "golden_mask", 0.45))
+        table.show(1)
+    assert [e["type"] for e in table.events] == ["dice", "dice", "unlock"]
+    assert table.events[1]["faces"] == sorted((*again, "golden_mask"))
+    assert table.events[2] == {**table.events[2], "player": "red", "count": 1}
+    assert all(table.verdicts) and table.game.players["red"].locked == 0

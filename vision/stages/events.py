@@ -303,12 +303,7 @@ class EventMaker:
             return []
         # black masks put elsewhere: an unlock, unless the dice that left their places showed
         # other faces (free dice rolled that all came up black masks)
-        masks_moved = (
-            bool(change.moved)
-            and set(change.moved) == {BLACK_MASK}
-            and player.locked
-            and (change.left is None or set(change.left) <= {BLACK_MASK})
-        )
+        masks_moved = bool(player.locked) and _only_masks_moved(change)
         out_of_sight = len(faces) < player.dice
         if masks_moved and out_of_sight:  # an unlock while a hand hid a die: seen once it is back
             self._masks_moved[player_id] = len(change.moved)
@@ -324,6 +319,12 @@ class EventMaker:
         one_die = one_die_event(game, player)
         if one_die is not None:
             return self._one_die(game, player_id, faces, change, one_die)
+        held = self.held_rolls.get(player_id)
+        if held is not None and _only_masks_moved(change) and BLACK_MASK in held[0]:
+            # black masks of the held roll freed: the player has acted on that roll
+            roll = held[2]
+            self._release(player_id)
+            return [*roll, *self._unlock_after(game, player_id, roll, len(change.moved), change)]
         freed = len(change.moved) if masks_moved else self._masks_moved.get(player_id, 0)
         self._masks_moved.pop(player_id, None)
         if freed and player.locked and (masks_moved or not change.rolled):
@@ -823,6 +824,16 @@ def _held_note(event: dict[str, Any]) -> str:
     """The `waiting` key of a piece event held back because the engine refuses it now."""
     subject = event.get("player") or ",".join(str(v) for v in event.get("cell", ()))
     return f"held {event['type']} {subject}"
+
+
+def _only_masks_moved(change: Settled) -> bool:
+    """Tell whether only black masks lie elsewhere than before, and only black masks left their
+    places (put back, not rolled)."""
+    return (
+        bool(change.moved)
+        and set(change.moved) == {BLACK_MASK}
+        and (change.left is None or set(change.left) <= {BLACK_MASK})
+    )
 
 
 def _masks_put_back(faces: tuple[str, ...], partial: tuple[str, ...], moved: Sequence[str]) -> int:
