@@ -917,3 +917,16 @@ def test_a_black_mask_put_back_after_a_held_roll_tells_the_roll_then_the_unlock(
     assert table.events[1]["faces"] == sorted((*again, "golden_mask"))
     assert table.events[2] == {**table.events[2], "player": "red", "count": 1}
     assert all(table.verdicts) and table.game.players["red"].locked == 0
+
+
+def test_black_masks_freed_since_the_roll_may_be_rolled_without_correcting_it() -> None:
+    """Red's two black masks were read right, and put back (a golden mask frees them): the
+    engine knows one unlock. When red then rolls all five dice, the roll is not taken for proof
+    that the earlier one was misread: more masks may have been freed than were seen."""
+    table = Table()
+    table.roll("red", ("golden_mask", "black_mask", "black_mask", "black_mask", "key"))
+    table.put_elsewhere("red", (1, 2, 3), "black_mask")  # three put back, one unlock seen
+    assert [e["type"] for e in table.events] == ["dice", "unlock"]
+    assert table.game.players["red"].locked == 1
+    _reroll_all_but(table, "red", (), ("adventurer", "adventurer", "key", "torch", "torch"))
+    assert all(e["type"] != "correct" for e in table.events)

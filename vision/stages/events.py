@@ -869,9 +869,15 @@ def _legal_reading(
 
 def _last_roll(game: Game, player_id: str) -> tuple[int, dict[str, Any]] | None:
     """Return the record line and event of the player's last roll when the camera reported it
-    (it carries the camera's confidence); None when it was entered by hand or there is none."""
+    (it carries the camera's confidence); None when it was entered by hand, when black masks
+    of the player were freed since (freed dice may be rolled: more may have been freed than
+    was seen), or when there is none."""
     for line, event in zip(reversed(game.accepted_lines), reversed(game.accepted), strict=True):
-        if event.get("type") == "dice" and event.get("player") == player_id:
+        if event.get("player") != player_id:
+            continue
+        if event.get("type") == "unlock":
+            return None
+        if event.get("type") == "dice":
             return (line, dict(event)) if "conf" in event else None
     return None
 
