@@ -16,8 +16,9 @@ reader (with motion gating), the scene, stability and event stages, as the dashb
 (annotated JPEG frames encoded too, unless --no-stream), and score the events against each
 video's true game record: the share of true events recovered with the right player, cell and
 values, per type (rolls, discoveries, moves, activations, unlocks), whole rolls (rolls with
-every die read right), spurious events per minute, latency from "at rest" to the event (p50,
-p95), frames dropped and memory over time; then the worst game and the spread.
+every die read right), spurious events per minute (an event the camera corrects later counts
+as spurious), latency from "at rest" to the event (p50, p95), frames dropped and memory over
+time; then the worst game and the spread.
 
 The games are folders (`templecam synth --game --out DIR`) or, with --seeds N, N fresh games
 that this command renders first with the same renderer (--first-seed, --players, --seconds,
