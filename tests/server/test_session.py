@@ -381,3 +381,36 @@ def test_a_time_out_the_full_disk_refuses_leaves_the_clock_running(tmp_path, tim
         before = session.clock.t
         time_.now += 2.0
         assert session.clock.t == pytest.approx(before + 2.0)
+
+
+def test_the_cameras_correction_of_its_own_roll_is_saved_and_replays_alike(tmp_path, time_):
+    """The events the camera sends when it puts its misread roll right (the event stage's own,
+    from `tests/vision/test_event_stages.py`) go into a live game, are saved, and the saved
+    record replays to the same game."""
+    from tests.vision.test_event_stages import Table, _reroll_all_but
+
+    table = Table()
+    table.roll("red", ("adventurer", "black_mask", "black_mask", "key", "torch"))
+    _reroll_all_but(table, "red", (1,), ("adventurer", "adventurer", "golden_mask", "torch"))
+    assert [e["type"] for e in table.events] == ["dice", "correct", "dice"]
+    session = make_session(tmp_path, time_)
+    game_id = session.new_game({"type": "setup", "players": ["red", "blue"]})
+    session.clock_action("start")
+    time_.now += 3
+    for event in table.events:
+        assert session.record(event, source="vision").ok
+        time_.now += 0.5
+    assert session.game.players["red"].locked == 1
+    faces = [e["faces"] for e in session.game.accepted]
+    assert faces == [e["faces"] for e in table.game.accepted]
+    lines = (tmp_path / "games" / f"{game_id}.jsonl").read_text().splitlines()
+    saved = [json.loads(line) for line in lines[1:]]
+    assert [(e["type"], e["source"]) for e in saved] == [
+        ("dice", "vision"),
+        ("correct", "vision"),
+        ("dice", "vision"),
+    ]
+    replay = replay_lines(lines)
+    assert all(v.ok for v in replay.verdicts)
+    assert replay.game.players["red"].locked == 1
+    assert any(entry.text.startswith("Fix of #2") for entry in session.log)
