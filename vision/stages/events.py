@@ -369,7 +369,8 @@ class EventMaker:
     ) -> list[dict[str, Any]]:
         """The events of a roll the engine refuses only because the camera's own last roll of
         the player was misread: dice that read black masks then were picked up and rolled now,
-        which locked dice cannot be. That roll is corrected first (those dice given the faces
+        while other black masks were left lying (the player knows which dice are locked), and
+        locked dice cannot be rolled. That roll is corrected first (those dice given the faces
         most often misread as black masks, `MISREAD_AS_BLACK`, the first that the engine takes
         with every later line still standing), then the new roll is reported; nothing when no
         correction does."""
@@ -379,6 +380,8 @@ class EventMaker:
             return []
         if change.left.count(BLACK_MASK) < need:
             return []
+        if not (Counter(faces) - Counter(change.moved))[BLACK_MASK]:
+            return []  # no black mask left lying: nothing says which dice the player held locked
         found = _last_roll(game, player_id)
         if found is None or found[1]["faces"].count(BLACK_MASK) < need:
             return []
