@@ -29,6 +29,11 @@ class FrameLike(Protocol):
     t: float
 
 
+LOOK_AGAIN_S = 1.0
+"""A quiet zone short of dice is detected again at most this often (a die that lies outside
+the zone, or that the localiser cannot find, costs a window a second, no more)."""
+
+
 @dataclass(frozen=True)
 class FrameResult:
     """Everything the pipeline made of one frame."""
@@ -58,6 +63,8 @@ class Pipeline:
     maker: EventMaker
     scale: ScaleChoice | None = None
     """The localiser's input scale and why (None: a model without one, the YOLO baseline)."""
+    looked_again: dict[str, float] = field(default_factory=dict)
+    """When each player's zone was last detected again for a missing die."""
 
     def process(self, image: np.ndarray, seq: int, t: float) -> FrameResult:
         """Run one frame through detection, scene, stability and events."""
@@ -90,6 +97,7 @@ class Pipeline:
         if game is not None:
             held = {p: player.dice for p, player in game.players.items() if not player.escaped}
             observation = observation.capped(held)
+            self._look_for_missing_dice(observation, held, t)
         observed = time.perf_counter()
         self.maker.see(observation)
         changes = self.stabiliser.update(observation)
@@ -102,6 +110,20 @@ class Pipeline:
             "total": (done - start) * 1000,
         }
         return FrameResult(seq, t, gate, observation, changes, events, ms)
+
+    def _look_for_missing_dice(
+        self, observation: Observation, held: dict[str, int], t: float
+    ) -> None:
+        """Have a quiet zone that shows fewer dice than its player holds detected again (at most
+        every `LOOK_AGAIN_S`): a die cut by a window's edge is not looked at again otherwise."""
+        for player, count in held.items():
+            if player in observation.busy or len(observation.dice.get(player, ())) >= count:
+                continue
+            polygon = self.scene.zone_polygon(player)
+            if polygon is None or t - self.looked_again.get(player, -np.inf) < LOOK_AGAIN_S:
+                continue
+            self.looked_again[player] = t
+            self.gate.look_again(polygon, t)
 
 
 def build_pipeline(

@@ -276,3 +276,24 @@ def test_a_die_landing_at_a_windows_edge_is_looked_at_again(
     seen = [w for look in looks for w in look.windows if w[0] + 24 <= die_x <= w[2] - 24]
     assert seen, "a later window sees the die's place"
     assert looks[-1].windows == ()  # and then the gate rests
+
+
+def test_an_area_asked_to_be_looked_at_again_is_re_detected_once(
+    detector: Detector, frame: np.ndarray
+) -> None:
+    """A zone short of a die is looked at again: the still area around it is re-detected at
+    the next frame, in one window that covers it, and then the gate rests again."""
+    recorder = Recorder(detector)
+    gate = MotionGate(recorder)
+    gate.look_again(np.array([[500, 300], [700, 300], [700, 420], [500, 420]]), 0.0)
+    gate.process(frame, 0.0)  # before any frame there is nothing to look at again: a whole one
+    assert len(recorder.shapes) == 1
+    polygon = np.array([[900, 500], [1100, 500], [1100, 620], [900, 620]], np.float32)
+    gate.look_again(polygon, 0.1)
+    result = gate.process(frame, 0.2)
+    assert not result.full and len(result.windows) == 1 and len(recorder.shapes) == 2
+    x0, y0, x1, y1 = result.windows[0]
+    assert x0 <= 900 and y0 <= 500 and x1 >= 1100 and y1 >= 620
+    assert x1 - x0 <= 640 and y1 - y0 <= 640
+    again = gate.process(frame, 0.3)
+    assert again.windows == () and len(recorder.shapes) == 2

@@ -288,6 +288,23 @@ class MotionGate:
 
     # ----- pictures ------------------------------------------------------------------------
 
+    def look_again(self, polygon_px: np.ndarray, t: float) -> None:
+        """Have the area around a polygon (frame px) re-detected once it stands still, as if it
+        had changed at `t`: where a die the engine knows of is missing from a quiet zone, the
+        window that last looked there may have cut it (`_clean`), and nothing else would look
+        there again until something moves (`refresh_seconds`)."""
+        if self._dirty is None or self._dirty_since is None:
+            return  # no frame yet: the first one is detected whole anyway
+        s = self.settings
+        height, width = self._dirty.shape[:2]
+        x, y, w, h = cv2.boundingRect(np.round(np.asarray(polygon_px) / s.scale).astype(np.int32))
+        grow = s.margin // s.scale
+        x0, y0 = max(0, x - grow), max(0, y - grow)
+        x1, y1 = min(width, x + w + grow), min(height, y + h + grow)
+        area = self._dirty_since[y0:y1, x0:x1]
+        area[~self._dirty[y0:y1, x0:x1]] = t
+        self._dirty[y0:y1, x0:x1] = True
+
     def _small(self, frame: np.ndarray) -> np.ndarray:
         s = self.settings.scale
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
