@@ -930,3 +930,51 @@ def test_black_masks_freed_since_the_roll_may_be_rolled_without_correcting_it() 
     assert table.game.players["red"].locked == 1
     _reroll_all_but(table, "red", (), ("adventurer", "adventurer", "key", "torch", "torch"))
     assert all(e["type"] != "correct" for e in table.events)
+
+
+FOUR_ADVENTURERS = ("adventurer", "adventurer", "adventurer", "adventurer", "key")
+
+
+def _red_in_the_north_chamber_blue_found_the_east_one() -> Table:
+    """Red stands in the chamber north of the start; blue, at the start, found the east one."""
+    table = Table()
+    table.roll("red", FOUR_ADVENTURERS)
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    table.show(6)
+    table.roll("red", FOUR_ADVENTURERS)
+    table.figures["red"] = (0, 1)
+    table.show(6)
+    table.roll("blue", FOUR_ADVENTURERS)
+    table.tiles[(1, 0)] = SeenTile("gem3-key-1", "W", 0.8)  # doors all round
+    table.show(6)
+    assert [(e["type"], e.get("player")) for e in table.events][-2:] == [
+        ("dice", "blue"),
+        ("discover", "blue"),
+    ]
+    return table
+
+
+def test_a_move_that_skips_a_chamber_tells_the_move_missed_before_it() -> None:
+    # Issue 20: a figure put down on the crowded start chamber is often not seen there; its
+    # next move seemed to skip a chamber, and the engine refused it and every later move.
+    table = _red_in_the_north_chamber_blue_found_the_east_one()
+    table.roll("red", FOUR_ADVENTURERS)
+    table.figures["red"] = (1, 0)  # through the start, where nobody saw the figure
+    table.show(6)
+    moves = [e for e in table.events if e["type"] == "enter"]
+    assert [m["cell"] for m in moves] == [[0, 1], [0, 0], [1, 0]]
+    assert all(table.verdicts) and table.game.players["red"].cell == (1, 0)
+    assert "held enter red" not in table.maker.waiting
+
+
+def test_a_move_that_skips_a_chamber_two_ways_waits() -> None:
+    table = _red_in_the_north_chamber_blue_found_the_east_one()
+    table.roll("red", FOUR_ADVENTURERS)
+    table.tiles[(1, 1)] = SeenTile("gem3-torch-1", "W", 0.8)  # doors all round
+    table.show(6)
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "key", "torch"))
+    table.figures["red"] = (1, 0)  # through the start or the north-east chamber: who knows
+    table.show(6)
+    moves = [e for e in table.events if e["type"] == "enter"]
+    assert [m["cell"] for m in moves] == [[0, 1]] and all(table.verdicts)
+    assert "not next to" in table.maker.waiting["held enter red"]

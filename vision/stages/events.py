@@ -191,6 +191,11 @@ class EventMaker:
                 self._release(str(event["player"]))
                 verdict = trial.apply(event)
                 kept += roll
+            step = _step_between(trial, event) if not verdict.ok else None
+            if step is not None:  # the move the camera missed before it: told first
+                trial.apply(step)
+                verdict = trial.apply(event)
+                kept.append({**step, "conf": event.get("conf", 1.0)})
             if verdict.ok:
                 kept.append(event)
                 self.waiting.pop(_held_note(event), None)
@@ -240,7 +245,8 @@ class EventMaker:
                 retry["players"] = [p.player_id for p in game.players_in(cell) if p.inside]
                 if not retry["players"] or not game.check(retry).ok:
                     continue
-            elif not game.check(retry).ok:
+            elif not game.check(retry).ok and _step_between(game, retry) is None:
+                # (a move that skips a chamber goes with the one missed before it: `_judged`)
                 roll = self._held_roll_for(game, retry)
                 if not roll:
                     continue
@@ -816,6 +822,33 @@ def _resolved(game: Game, event: dict[str, Any]) -> bool:
         placed = game.temple.at(tuple(event["cell"]))
         return placed is None or placed.gems > 0
     return True
+
+
+def _step_between(game: Game, event: dict[str, Any]) -> dict[str, Any] | None:
+    """The move the camera missed before a move the engine refuses as not next to the player's
+    chamber: the one chamber between the two from which the engine takes both moves, in turn;
+    None when no chamber, or more than one, would do.
+
+    A figure put down among others (on the crowded start chamber) is often not seen there;
+    its next move then seems to skip a chamber, and was refused with every later one of it."""
+    player = game.players.get(str(event.get("player")))
+    if event.get("type") != "enter" or player is None or player.cell is None:
+        return None
+    here, there = player.cell, tuple(event["cell"])
+    if abs(here[0] - there[0]) + abs(here[1] - there[1]) != 2:
+        return None
+    steps = []
+    for dx, dy in OFFSETS.values():
+        between = (here[0] + dx, here[1] + dy)
+        if abs(between[0] - there[0]) + abs(between[1] - there[1]) != 1:
+            continue
+        if game.temple.at(between) is None:
+            continue
+        step = {"type": "enter", "player": player.player_id, "cell": list(between)}
+        trial = game.copy()
+        if trial.apply(step).ok and trial.apply(event).ok:
+            steps.append(step)
+    return steps[0] if len(steps) == 1 else None
 
 
 def _subject(event: dict[str, Any]) -> tuple[Any, ...]:
