@@ -20,7 +20,7 @@ from vision.perception.classes import DIE_CLASSES
 from vision.perception.detections import Detections
 from vision.perception.localiser import Localiser, LocaliserSettings
 from vision.perception.shipped import FACES, LOCALISER, shipped_path
-from vision.pipeline import LOOK_AGAIN_S, Pipeline, build_pipeline
+from vision.pipeline import SHORT_FOR_S, Pipeline, build_pipeline
 from vision.stages.motion import MotionSettings
 
 SEED = 10147
@@ -123,8 +123,10 @@ def test_a_die_a_window_lost_is_found_again_in_a_quiet_zone(
 ) -> None:
     counts = _counts(game_video, first_frame, look_again=True)
     step = MotionSettings().still_seconds + 0.05
-    again = next(i for i, n in enumerate(counts) if n == 5)  # frame k + 1 is counts[k]
-    assert (again + 1) * step <= LOOK_AGAIN_S + 2 * step  # a look a second, the next frame's
+    short = next(i for i, n in enumerate(counts) if 0 <= n < 5)  # quiet, a die missing
+    again = next(i for i, n in enumerate(counts) if n == 5)
+    # looked at again once short for SHORT_FOR_S (at a frame's step), found the frame after
+    assert short < again and (again - short) * step <= SHORT_FOR_S + 2 * step
     assert all(n == 5 for n in counts[again:])
 
 

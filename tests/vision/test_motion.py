@@ -297,3 +297,23 @@ def test_an_area_asked_to_be_looked_at_again_is_re_detected_once(
     assert x1 - x0 <= 640 and y1 - y0 <= 640
     again = gate.process(frame, 0.3)
     assert again.windows == () and len(recorder.shapes) == 2
+
+
+def test_a_look_again_waits_behind_a_real_change(detector: Detector, frame: np.ndarray) -> None:
+    """With room for one window a frame, a change that came to rest goes before an area
+    asked to be looked at again, even in a player's zone, whose changes go first (a look that
+    delayed a change's window changed events)."""
+    recorder = Recorder(detector)
+    zone = np.array([[900, 500], [1100, 500], [1100, 620], [900, 620]], np.float32)
+    gate = MotionGate(recorder, MotionSettings(budget_px=1), focus=[zone])  # one window only
+    gate.process(frame, 0.0)
+    changed = frame.copy()
+    changed[100:160, 1700:1760] = (30, 200, 240)  # something new in the top-right corner
+    gate.process(changed, 0.1)
+    gate.look_again(zone, 0.15)
+    still = MotionSettings().still_seconds + 0.05
+    first = gate.process(changed, 0.1 + still)
+    assert len(first.windows) == 1 and first.windows[0][0] <= 1700 <= first.windows[0][2]
+    assert len(first.stale) == 1 and first.stale[0][0] <= 1000 <= first.stale[0][2]
+    second = gate.process(changed, 0.2 + still)
+    assert len(second.windows) == 1 and second.windows[0][0] <= 900 <= second.windows[0][2]
