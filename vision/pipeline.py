@@ -29,14 +29,6 @@ class FrameLike(Protocol):
     t: float
 
 
-LOOK_AGAIN_S = 1.0
-"""A quiet zone short of dice is detected again at most this often (a die that lies outside
-the zone, or that the localiser cannot find, costs a window a second, no more)."""
-SHORT_FOR_S = 0.3
-"""...once it has lain quiet and short of dice this long: the gate's own windows often find a
-die a moment after it lands, and a look in vain reshapes the windows beside it."""
-
-
 @dataclass(frozen=True)
 class FrameResult:
     """Everything the pipeline made of one frame."""
@@ -66,10 +58,6 @@ class Pipeline:
     maker: EventMaker
     scale: ScaleChoice | None = None
     """The localiser's input scale and why (None: a model without one, the YOLO baseline)."""
-    looked_again: dict[str, float] = field(default_factory=dict)
-    """When each player's zone was last detected again for a missing die."""
-    short_since: dict[str, float] = field(default_factory=dict)
-    """Since when each player's zone has lain quiet showing fewer dice than he holds."""
 
     def process(self, image: np.ndarray, seq: int, t: float) -> FrameResult:
         """Run one frame through detection, scene, stability and events."""
@@ -102,7 +90,6 @@ class Pipeline:
         if game is not None:
             held = {p: player.dice for p, player in game.players.items() if not player.escaped}
             observation = observation.capped(held)
-            self._look_for_missing_dice(observation, held, t)
         observed = time.perf_counter()
         self.maker.see(observation)
         changes = self.stabiliser.update(observation)
@@ -115,24 +102,6 @@ class Pipeline:
             "total": (done - start) * 1000,
         }
         return FrameResult(seq, t, gate, observation, changes, events, ms)
-
-    def _look_for_missing_dice(
-        self, observation: Observation, held: dict[str, int], t: float
-    ) -> None:
-        """Have a quiet zone that shows fewer dice than its player holds detected again (at most
-        every `LOOK_AGAIN_S`): a die cut by a window's edge is not looked at again otherwise."""
-        for player, count in held.items():
-            if player in observation.busy or len(observation.dice.get(player, ())) >= count:
-                self.short_since.pop(player, None)
-                continue
-            since = self.short_since.setdefault(player, t)
-            polygon = self.scene.zone_polygon(player)
-            if polygon is None or t - since < SHORT_FOR_S:
-                continue
-            if t - self.looked_again.get(player, -np.inf) < LOOK_AGAIN_S:
-                continue
-            self.looked_again[player] = t
-            self.gate.look_again(polygon, t)
 
 
 def build_pipeline(

@@ -63,11 +63,6 @@ class MotionSettings:
     """False: re-detect the whole frame every frame (to measure what the gate saves)."""
 
 
-LOOK_AGAIN_LAST_S = 1e6
-"""Added to the time of an area to look at again (`MotionGate.look_again`), so that every real
-change goes first."""
-
-
 def polygons_mask(
     polygons_px: Sequence[np.ndarray], shape: tuple[int, ...], scale: int
 ) -> np.ndarray:
@@ -182,8 +177,7 @@ class MotionGate:
         if t - self._last_refresh >= s.refresh_seconds:
             changed[:] = True
             self._last_refresh = t
-        # a change where a look again waits is as urgent as any (`look_again` set it last)
-        self._dirty_since[changed] = np.minimum(self._dirty_since[changed], t)
+        self._dirty_since[changed & ~self._dirty] = t
         self._dirty |= changed
         motion = MotionMask(moving_mask, s.scale)
         moving = self._region_boxes(motion.stats, w, h)
@@ -293,24 +287,6 @@ class MotionGate:
         return self._focus_mask
 
     # ----- pictures ------------------------------------------------------------------------
-
-    def look_again(self, polygon_px: np.ndarray, t: float) -> None:
-        """Have the area around a polygon (frame px) re-detected once it stands still, after
-        every change waiting then: where a die the engine knows of is missing from a quiet
-        zone, the window that last looked there may have cut it (`_clean`), and nothing else
-        would look there again until something moves (`refresh_seconds`). It goes last: a
-        look must not delay a change's own window."""
-        if self._dirty is None or self._dirty_since is None:
-            return  # no frame yet: the first one is detected whole anyway
-        s = self.settings
-        height, width = self._dirty.shape[:2]
-        x, y, w, h = cv2.boundingRect(np.round(np.asarray(polygon_px) / s.scale).astype(np.int32))
-        grow = s.margin // s.scale
-        x0, y0 = max(0, x - grow), max(0, y - grow)
-        x1, y1 = min(width, x + w + grow), min(height, y + h + grow)
-        area = self._dirty_since[y0:y1, x0:x1]
-        area[~self._dirty[y0:y1, x0:x1]] = t + LOOK_AGAIN_LAST_S
-        self._dirty[y0:y1, x0:x1] = True
 
     def _small(self, frame: np.ndarray) -> np.ndarray:
         s = self.settings.scale

@@ -148,10 +148,6 @@ class SceneReader:
         """The players' zones as polygons in frame px (where dice are rolled)."""
         return list(self._zone_px.values())
 
-    def zone_polygon(self, player: str) -> np.ndarray | None:
-        """The player's zone as a polygon in frame px; None for a player without a zone."""
-        return self._zone_px.get(player)
-
     # ----- the whole frame -----------------------------------------------------------------
 
     def observe(
