@@ -10,7 +10,17 @@ from typing import Any
 
 from rules.engine import Game
 from rules.narrative import tell_event
-from rules.vocabulary import ADVENTURER, BLACK_MASK, GOLDEN_MASK, KEY, OFFSETS, SIDES, TORCH
+from rules.vocabulary import (
+    ADVENTURER,
+    BLACK_MASK,
+    GOLDEN_MASK,
+    KEY,
+    OFFSETS,
+    SIDES,
+    TORCH,
+    neighbour,
+    side_towards,
+)
 from vision.stages.hands_at_work import HandsAtWork
 from vision.stages.observation import Cell, Observation
 from vision.stages.rolls import is_roll, one_die_event, roll_entered_since, rolled_face
@@ -838,11 +848,9 @@ def _step_between(game: Game, event: dict[str, Any]) -> dict[str, Any] | None:
     if abs(here[0] - there[0]) + abs(here[1] - there[1]) != 2:
         return None
     steps = []
-    for dx, dy in OFFSETS.values():
-        between = (here[0] + dx, here[1] + dy)
-        if abs(between[0] - there[0]) + abs(between[1] - there[1]) != 1:
-            continue
-        if game.temple.at(between) is None:
+    for side in SIDES:
+        between = neighbour(here, side)
+        if side_towards(between, there) is None or game.temple.at(between) is None:
             continue
         step = {"type": "enter", "player": player.player_id, "cell": list(between)}
         trial = game.copy()
