@@ -319,6 +319,29 @@ def open_alerts(page: Any) -> None:
     expect(fold).to_have_js_property("open", True)
 
 
+def start_the_game(page: Any) -> None:
+    """Press the set-up page's start button and wait for the game page. On busy cores a click can
+    land while the page still reflows and so never reach the button (the button stays enabled,
+    no refusal shown): a person presses again, and so does this. A refusal fails with its words;
+    a start still in flight (button disabled) is given longer."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    button = page.get_by_test_id("start-game")
+    for _ in range(3):
+        button.click()
+        try:
+            page.wait_for_url("**/game", timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            error = page.get_by_test_id("setup-error")
+            if error.is_visible() and error.inner_text().strip():
+                raise AssertionError(f"the game did not start: {error.inner_text()}") from None
+            if button.is_disabled():  # the server is still starting it
+                page.wait_for_url("**/game", timeout=20_000)
+                return
+    raise AssertionError("pressing start three times never opened the game page")
+
+
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[object]:
     """Debian's Chromium under Playwright (never a downloaded browser)."""

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import hold_the_clock, start_the_clock
+from conftest import hold_the_clock, start_the_clock, start_the_game
 from playwright.sync_api import Browser, Page, expect
 from screenshots import screenshot
 
@@ -66,8 +66,7 @@ def test_a_short_manual_game_as_the_table_sees_it(page: Page, live_server: Any) 
     page.get_by_test_id("start-choice-W").select_option("chamber-2")
     expect(page.get_by_test_id("start-tile-E")).to_have_attribute("data-tile", "gem1-key-1")
     screenshot(page, "setup.png")
-    page.get_by_test_id("start-game").click()
-    expect(page).to_have_url(re.compile(r"/game$"))
+    start_the_game(page)
 
     keys = page.get_by_test_id("keys-to-escape")
     depot = page.get_by_test_id("depot")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import free_port
+from conftest import free_port, start_the_game
 from playwright.sync_api import Page, expect
 from screenshots import screenshot, screenshot_folder
 
@@ -115,8 +115,7 @@ def test_curses_and_treasures_from_set_up_to_lifting_and_using_on_a_phone(chromi
             page.get_by_test_id(f"player-toggle-{colour}").click()
         no_sideways_scrolling(page, "set-up")
         element_shot(page, "modules-card", "setup-modules.png")
-        page.get_by_test_id("start-game").click()
-        page.wait_for_url("**/game")
+        start_the_game(page)
         assert server.get("/api/state")["game"]["setup"]["modules"] == ["curses", "treasures"]
 
         page.get_by_test_id("clock-start").click()

@@ -11,7 +11,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import GAME_TIMELINE, LiveServer, ServerProcess, checked_page, free_port
+from conftest import (
+    GAME_TIMELINE,
+    LiveServer,
+    ServerProcess,
+    checked_page,
+    free_port,
+    start_the_game,
+)
 from playwright.sync_api import Page, expect
 from screenshots import screenshot_folder
 
@@ -84,8 +91,7 @@ def test_the_set_up_page_starts_a_game_with_several_queenie_modules_on_a_phone(c
         page.get_by_test_id("quest-count").select_option("3")
         page.wait_for_load_state("networkidle")
         no_sideways_scrolling(page, "the set-up page with the Queenie choices")
-        page.get_by_test_id("start-game").click()
-        page.wait_for_url("**/game")
+        start_the_game(page)
         line = saved_setup(server)
         assert set(line["modules"]) == {
             "curses",
@@ -119,16 +125,18 @@ def test_unticking_new_characters_takes_its_cards_back(chromium, server):
         page.get_by_test_id("module-new_characters").uncheck()
         expect(green.locator("option[value=void-runner-step]")).to_have_count(0)
         page.wait_for_load_state("networkidle")
-        page.get_by_test_id("start-game").click()
-        page.wait_for_url("**/game")
+        start_the_game(page)
         line = saved_setup(server)
         assert "new_characters" not in line["modules"]
         assert not line["characters"]["green"].startswith("void-runner")
 
 
-def start(page: Page) -> None:
+def start(page: Page, opens_the_game: bool = False) -> None:
     page.wait_for_load_state("networkidle")  # the starting temple drawn for the modules ticked
-    page.get_by_test_id("start-game").click()
+    if opens_the_game:
+        start_the_game(page)
+    else:
+        page.get_by_test_id("start-game").click()
 
 
 @pytest.mark.browser
@@ -178,8 +186,7 @@ def test_the_table_picks_its_quest_chambers_and_sets_its_boards(chromium, server
             folder.mkdir(parents=True, exist_ok=True)
             for testid, name in (("quest-choice", "quests"), ("queenie-choices", "queenie-boards")):
                 page.get_by_test_id(testid).screenshot(path=str(folder / f"setup-{name}-phone.png"))
-        start(page)
-        page.wait_for_url("**/game")
+        start(page, opens_the_game=True)
         line = saved_setup(server)
         assert line["quests"] == ["altar", "snake-pit"]
         assert line["maya_side"] == "doomed"
@@ -197,8 +204,7 @@ def test_ticking_the_modules_is_enough_the_printed_boards_are_the_engines(chromi
         tick(page, "maya_calendar")
         tick(page, "new_traps")
         page.get_by_test_id("quest-count").select_option("3")
-        start(page)
-        page.wait_for_url("**/game")
+        start(page, opens_the_game=True)
         line = saved_setup(server)
         assert len(line["quests"]) == 3
         assert line["maya_side"] == "eternal"
@@ -234,8 +240,7 @@ def test_a_refused_choice_is_said_beside_its_field_until_it_is_mended(chromium, 
         expect(quests).to_be_hidden()
         expect(spaces).to_be_hidden()
         page.get_by_test_id("maya-bar-1").select_option("3")
-        start(page)
-        page.wait_for_url("**/game")
+        start(page, opens_the_game=True)
         line = saved_setup(server)
         assert line["quests"] == ["obelisk"]
         assert line["maya_side"] == "doomed"

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from conftest import SHORT_TIMELINE, LiveServer, ServerProcess, free_port
+from conftest import SHORT_TIMELINE, LiveServer, ServerProcess, free_port, start_the_game
 from playwright.sync_api import expect
 from starting_table import render_starting_temple, write_camera_folder
 
@@ -156,8 +156,7 @@ def test_the_set_up_page_on_a_phone_fills_in_the_chambers_the_camera_sees(chromi
         )
         assert max(widths[:2]) <= widths[2]
         page.get_by_test_id("player-toggle-red").click()
-        page.get_by_test_id("start-game").click()
-        page.wait_for_url("**/game")
+        start_the_game(page)
         temple = calibrated.get("/api/state")["game"]["state"]["temple"]  # type: ignore[index]
         assert [(t["tile"], t["cell"], t["stairs"]) for t in temple] == [
             ("start", [0, 0], "S"),

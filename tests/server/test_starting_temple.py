@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import free_port
+from conftest import free_port, start_the_game
 from playwright.sync_api import expect
 
 TIMELINE = {
@@ -102,8 +102,7 @@ def test_the_set_up_page_lays_out_the_starting_temple_on_a_phone(chromium, serve
         )
         assert max(widths[:2]) <= widths[2], wide
         page.get_by_test_id("player-toggle-red").click()
-        page.get_by_test_id("start-game").click()
-        page.wait_for_url("**/game")
+        start_the_game(page)
         expect(page.get_by_test_id("tile--1_0")).to_be_visible()
         temple = server.get("/api/state")["game"]["state"]["temple"]
         assert [(t["tile"], t["cell"], t["stairs"]) for t in temple] == [

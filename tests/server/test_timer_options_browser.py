@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from conftest import checked_page, start_the_clock
+from conftest import checked_page, start_the_clock, start_the_game
 from playwright.sync_api import Page, expect
 from screenshots import screenshot_folder
 
@@ -78,8 +78,7 @@ def test_the_timer_options_on_a_phone(chromium: Any, game_server: Any) -> None:
         expect(summary).to_contain_text("at a random time")
         expect(summary).not_to_contain_text("2:00,")
         section.screenshot(path=str(screenshot_folder() / "setup-timer-phone.png"))
-        page.get_by_test_id("start-game").click()
-        expect(page).to_have_url(re.compile(r"/game$"))
+        start_the_game(page)
 
         state: Any = game_server.get("/api/state")
         setup = saved_setup(game_server, state["game_id"])
@@ -104,8 +103,7 @@ def test_practice_starts_a_longer_game(chromium: Any, game_server: Any) -> None:
         expect(page.get_by_test_id("timer-summary")).to_contain_text("collapse at 20:00")
         fits_the_width(page)
         page.get_by_test_id("player-toggle-blue").click()
-        page.get_by_test_id("start-game").click()
-        expect(page).to_have_url(re.compile(r"/game$"))
+        start_the_game(page)
         state: Any = game_server.get("/api/state")
         assert state["clock"]["timeline"]["game_seconds"] == 1200.0
         assert state["clock"]["timeline"]["timer"]["practice"] is True
