@@ -276,3 +276,18 @@ def test_a_die_landing_at_a_windows_edge_is_looked_at_again(
     seen = [w for look in looks for w in look.windows if w[0] + 24 <= die_x <= w[2] - 24]
     assert seen, "a later window sees the die's place"
     assert looks[-1].windows == ()  # and then the gate rests
+
+
+def test_a_die_picked_up_goes_even_when_the_shrunk_picture_hardly_changed(
+    detector: Detector, frame: np.ndarray
+) -> None:
+    # A black mask's dark face lifted off a dark table, at 720p, changes the blurred quarter-size
+    # picture by less than the motion threshold; here no change at all counts there.
+    gate = MotionGate(detector.detect, MotionSettings(threshold=255))
+    die = _a_die(gate.process(frame, 0.0).detections, frame.shape)
+    gone = frame.copy()
+    gone[int(die[1]) - 4 : int(die[3]) + 4, int(die[0]) - 4 : int(die[2]) + 4] = frame[5, 5]
+    result = gate.process(gone, 1.0)  # nothing moves in the shrunk picture: still at once
+    assert result.windows, "the die's own picture changed: its place is looked at again"
+    assert not _has_box(result.detections, die)
+    assert gate.process(gone, 2.0).windows == ()  # and once looked at, left alone

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from vision.perception.classes import DIE_CLASSES
 from vision.perception.detections import Detections, box_iou
 from vision.perception.tiling import tile_grid
 
@@ -57,6 +58,16 @@ class MotionSettings:
     still_seconds: float = 0.15
     """A region is still only when it has not changed over at least this long (at a high frame
     rate two frames in a row can hardly differ while a die slowly comes to rest)."""
+    box_threshold: float = 12.0
+    """Mean grey-level change (0-255) over a die's own box, at full size, that counts as
+    its picture changing, when its pattern is gone too (`box_likeness`): a die picked up off a
+    dark table (a black mask's dark face, its light rim a few px wide) can change the blurred,
+    shrunk picture by less than `threshold`, and its box would stay, a die no longer there,
+    until something else moved beside it."""
+    box_likeness: float = 0.5
+    """...pattern gone: the box's picture now correlates with the one it was found in less
+    than this (a hand's shadow darkens a die but keeps its pattern, about 0.9; a die lifted
+    off the table leaves wood, below 0)."""
     refresh_seconds: float = 10.0
     """Re-detect everything that stands still at least this often (slow light changes)."""
     gate: bool = True
@@ -136,6 +147,8 @@ class MotionGate:
         self._detections: Detections | None = None
         self._last_refresh = -np.inf
         self._history: deque[tuple[float, np.ndarray]] = deque()
+        self._pictures: dict[tuple[int, ...], np.ndarray] = {}
+        """Each kept box's picture (grey, full size) when it was found."""
 
     def _older_than(self, when: float) -> np.ndarray | None:
         """The newest remembered small frame from `when` or before, else the oldest one (older
@@ -148,7 +161,8 @@ class MotionGate:
         """Return detections for the frame, re-detecting what changed and is still now."""
         s = self.settings
         h, w = frame.shape[:2]
-        small = self._small(frame)
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        small = self._small(grey)
         previous = self._history[-1][1] if self._history else None
         if (
             not s.gate
@@ -161,11 +175,11 @@ class MotionGate:
                 if previous is not None and previous.shape == small.shape:
                     motion = MotionMask(self._mask(cv2.absdiff(small, previous)), s.scale)
                 moving = () if motion is None else tuple(self._region_boxes(motion.stats, w, h))
-                result = self._full(frame, small, t)
+                result = self._full(frame, grey, small, t)
                 return GateResult(
                     result.detections, result.windows, True, moving, (), motion, result.unseen
                 )
-            return self._full(frame, small, t)
+            return self._full(frame, grey, small, t)
         assert self._reference is not None and self._dirty is not None
         assert self._dirty_since is not None
         moving_mask = self._mask(cv2.absdiff(small, previous))
@@ -173,7 +187,7 @@ class MotionGate:
         if older is not None and older is not previous:
             moving_mask |= self._mask(cv2.absdiff(small, older))
         self._history.append((t, small))
-        changed = self._mask(cv2.absdiff(small, self._reference))
+        changed = self._mask(cv2.absdiff(small, self._reference)) | self._boxes_changed(grey)
         if t - self._last_refresh >= s.refresh_seconds:
             changed[:] = True
             self._last_refresh = t
@@ -208,6 +222,7 @@ class MotionGate:
         new = Detections.concatenate(found).nms(DUPLICATE_IOU) if len(found) > 1 else found[0]
         kept = self._keep_outside(self._detections, windows, w, h, changed_before, new)
         self._detections = Detections.concatenate([kept, new]).sorted()
+        self._remember(grey)
         return GateResult(
             self._detections,
             tuple(windows),
@@ -288,9 +303,8 @@ class MotionGate:
 
     # ----- pictures ------------------------------------------------------------------------
 
-    def _small(self, frame: np.ndarray) -> np.ndarray:
+    def _small(self, grey: np.ndarray) -> np.ndarray:
         s = self.settings.scale
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         size = (grey.shape[1] // s, grey.shape[0] // s)
         return cv2.GaussianBlur(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), (5, 5), 0)
 
@@ -298,15 +312,45 @@ class MotionGate:
         moved = (difference > self.settings.threshold).astype(np.uint8)
         return cv2.dilate(moved, np.ones((3, 3), np.uint8)).astype(bool)
 
-    def _full(self, frame: np.ndarray, small: np.ndarray, t: float) -> GateResult:
+    def _full(self, frame: np.ndarray, grey: np.ndarray, small: np.ndarray, t: float) -> GateResult:
         h, w = frame.shape[:2]
         self._detections = self.detect(frame)
+        self._pictures = {}
+        self._remember(grey)
         self._reference = small.copy()
         self._dirty = np.zeros(small.shape, bool)
         self._dirty_since = np.full(small.shape, np.inf)
         self._last_refresh = t
         self._history = deque([(t, small)])
         return GateResult(self._detections, ((0, 0, w, h),), True, unseen=self._dirty.copy())
+
+    def _remember(self, grey: np.ndarray) -> None:
+        """Keep each die's picture from when it was found (new boxes: this frame's). Only dice:
+        a figure's box holds its neighbours, who come and go."""
+        assert self._detections is not None
+        pictures = {}
+        names = np.asarray(self._detections.class_names)[self._detections.class_id]
+        for box in self._detections.xyxy[np.isin(names, DIE_CLASSES)]:
+            key = _box_key(box, grey.shape)
+            picture = self._pictures.get(key)
+            if picture is None:
+                x0, y0, x1, y1 = key
+                picture = grey[y0:y1, x0:x1].copy()
+            pictures[key] = picture
+        self._pictures = pictures
+
+    def _boxes_changed(self, grey: np.ndarray) -> np.ndarray:
+        """Mark (at the small scale) the dice whose own picture changed since they were found."""
+        s = self.settings
+        marked = np.zeros((grey.shape[0] // s.scale, grey.shape[1] // s.scale), bool)
+        for (x0, y0, x1, y1), picture in self._pictures.items():
+            now = grey[y0:y1, x0:x1]
+            if now.size < 4 or cv2.absdiff(now, picture).mean() <= s.box_threshold:
+                continue
+            likeness = cv2.matchTemplate(now, picture, cv2.TM_CCOEFF_NORMED)[0, 0]
+            if likeness < s.box_likeness:
+                marked[y0 // s.scale : -(-y1 // s.scale), x0 // s.scale : -(-x1 // s.scale)] = True
+        return marked
 
     def _clean(self, window: Window, small: np.ndarray) -> None:
         """The window's inner part was re-detected: it shows the reference picture again.
@@ -374,6 +418,13 @@ class MotionGate:
         for i, covered in zip(dropped, overlapped, strict=True):
             keep[i] = not covered and not self._cut(changed, _inner(detections.xyxy[i])).any()
         return detections[keep]
+
+
+def _box_key(box: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """A box as whole px inside the frame: its picture's place and its key."""
+    h, w = shape[:2]
+    x0, y0, x1, y1 = (round(float(v)) for v in box)
+    return max(0, x0), max(0, y0), min(w, max(x1, x0 + 1)), min(h, max(y1, y0 + 1))
 
 
 def _grow_to(box: Window, width: int, height: int, w: int, h: int) -> Window:
