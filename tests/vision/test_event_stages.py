@@ -880,6 +880,38 @@ def test_a_die_misread_as_a_black_mask_then_rolled_puts_the_earlier_roll_right()
     assert "red" not in table.maker.waiting
 
 
+def test_every_black_mask_rolled_again_puts_the_earlier_roll_right_as_little_as_will_do() -> None:
+    """Red's key was read as a third black mask. Red's golden mask freed the two real ones,
+    unseen, and red rolls all five dice: locked dice cannot be rolled, and the golden mask
+    frees only two, so the earlier roll is corrected by one die, then the unlock and the roll
+    are told."""
+    table = Table()
+    table.roll("red", ("adventurer", "black_mask", "black_mask", "black_mask", "golden_mask"))
+    assert table.game.players["red"].locked == 3
+    line = table.game.accepted_lines[-1]
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "golden_mask", "key"))
+    assert [e["type"] for e in table.events] == ["dice", "correct", "unlock", "dice"]
+    assert table.events[1]["line"] == line
+    assert table.events[1]["event"]["faces"].count("black_mask") == 2
+    assert table.events[2]["count"] == 2 and "by" not in table.events[2]
+    assert all(table.verdicts) and table.game.players["red"].locked == 0
+    assert "red" not in table.maker.waiting
+
+
+def test_every_black_mask_rolled_after_a_roll_entered_by_hand_waits() -> None:
+    """The same rolls, but the three black masks were entered by hand: the camera does not
+    overrule a player, and the new roll waits, saying why."""
+    table = Table()
+    faces = ("adventurer", "black_mask", "black_mask", "black_mask", "golden_mask")
+    table.dice["red"] = tuple(SeenDie(f, (i * 20.0, 0.0), 0.9) for i, f in enumerate(faces))
+    assert table.game.apply({"type": "dice", "player": "red", "faces": list(faces)}).ok
+    table.show()
+    table.roll("red", ("adventurer", "adventurer", "adventurer", "golden_mask", "key"))
+    assert all(e["type"] != "correct" for e in table.events)
+    assert table.game.players["red"].locked == 3
+    assert "which the engine refuses" in table.maker.waiting["red"]
+
+
 def test_a_roll_entered_by_hand_is_never_corrected_by_the_camera() -> None:
     """The same table, but red's roll with two black masks was entered by hand: the camera
     does not overrule a player; the new roll waits, saying why."""

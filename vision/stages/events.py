@@ -385,36 +385,39 @@ class EventMaker:
     ) -> list[dict[str, Any]]:
         """The events of a roll the engine refuses only because the camera's own last roll of
         the player was misread: dice that read black masks then were picked up and rolled now,
-        while other black masks were left lying (the player knows which dice are locked), and
-        locked dice cannot be rolled. That roll is corrected first (those dice given the faces
-        most often misread as black masks, `MISREAD_AS_BLACK`, the first that the engine takes
-        with every later line still standing), then the new roll is reported; nothing when no
-        correction does."""
+        while other black masks were left lying (the player knows which dice are locked), or
+        every die that read a black mask then was rolled now; and locked dice cannot be rolled.
+        That roll is corrected first (as few of those dice as will do given the faces most
+        often misread as black masks, `MISREAD_AS_BLACK`, the first that the engine takes with
+        every later line still standing; a golden mask in sight may free the others), then the
+        new roll is reported; nothing when no correction does."""
         player = game.players[player_id]
         need = player.locked - faces.count(BLACK_MASK)
         if not change.rolled or change.left is None or need <= 0:
             return []
-        if change.left.count(BLACK_MASK) < need:
-            return []
-        if not (Counter(faces) - Counter(change.moved))[BLACK_MASK]:
-            return []  # no black mask left lying: nothing says which dice the player held locked
         found = _last_roll(game, player_id)
         if found is None or found[1]["faces"].count(BLACK_MASK) < need:
             return []
         line, earlier = found
-        rest = list(earlier["faces"])
-        for _ in range(need):
-            rest.remove(BLACK_MASK)
+        masks_then = earlier["faces"].count(BLACK_MASK)
+        left_lying = (Counter(faces) - Counter(change.moved))[BLACK_MASK]
+        every_mask_rolled = change.left.count(BLACK_MASK) >= masks_then
+        if not every_mask_rolled and (not left_lying or change.left.count(BLACK_MASK) < need):
+            return []  # nothing says which dice the player held locked
         standing = len(game.accepted)
-        for instead in combinations_with_replacement(MISREAD_AS_BLACK, need):
-            fixed = {**earlier, "faces": sorted(rest + list(instead))}
-            correction = {"type": "correct", "line": line, "event": fixed}
-            trial = game.copy()
-            if not trial.apply(correction).ok or len(trial.accepted) != standing:
-                continue
-            events = self._roll_events(trial, player_id, faces, change)
-            if not self._refusal(trial, events):
-                return [correction, *events]
+        for count in range(1 if every_mask_rolled else need, need + 1):
+            rest = list(earlier["faces"])
+            for _ in range(count):
+                rest.remove(BLACK_MASK)
+            for instead in combinations_with_replacement(MISREAD_AS_BLACK, count):
+                fixed = {**earlier, "faces": sorted(rest + list(instead))}
+                correction = {"type": "correct", "line": line, "event": fixed}
+                trial = game.copy()
+                if not trial.apply(correction).ok or len(trial.accepted) != standing:
+                    continue
+                events = self._roll_events(trial, player_id, faces, change)
+                if not self._refusal(trial, events):
+                    return [correction, *events]
         return []
 
     def _unlock_after(
