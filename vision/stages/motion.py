@@ -348,8 +348,10 @@ class MotionGate:
             if now.size < 4 or cv2.absdiff(now, picture).mean() <= s.box_threshold:
                 continue
             likeness = cv2.matchTemplate(now, picture, cv2.TM_CCOEFF_NORMED)[0, 0]
-            if likeness < s.box_likeness:
-                marked[y0 // s.scale : -(-y1 // s.scale), x0 // s.scale : -(-x1 // s.scale)] = True
+            if likeness < s.box_likeness:  # its middle only: a die touching it is not marked
+                middle = _inner(np.array([x0, y0, x1, y1], np.float32))
+                ix0, iy0, ix1, iy1 = (v // s.scale for v in middle)
+                marked[iy0 : iy1 + 1, ix0 : ix1 + 1] = True
         return marked
 
     def _clean(self, window: Window, small: np.ndarray) -> None:
