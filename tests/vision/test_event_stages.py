@@ -898,6 +898,18 @@ def test_every_black_mask_rolled_again_puts_the_earlier_roll_right_as_little_as_
     assert "red" not in table.maker.waiting
 
 
+def test_every_black_mask_rolled_with_no_golden_mask_in_sight_waits() -> None:
+    """Red's one black mask was freed by a golden mask the camera never saw, and red rolls all
+    five dice: that may as well be a missed unlock as a misread roll, so the camera corrects
+    nothing, and the roll waits, saying why."""
+    table = Table()
+    table.roll("red", ("adventurer", "black_mask", "key", "torch", "torch"))
+    table.roll("red", ("adventurer", "adventurer", "key", "key", "torch"))
+    assert [e["type"] for e in table.events] == ["dice"]
+    assert table.game.players["red"].locked == 1
+    assert "which the engine refuses" in table.maker.waiting["red"]
+
+
 def test_every_black_mask_rolled_after_a_roll_entered_by_hand_waits() -> None:
     """The same rolls, but the three black masks were entered by hand: the camera does not
     overrule a player, and the new roll waits, saying why."""

@@ -386,11 +386,12 @@ class EventMaker:
         """The events of a roll the engine refuses only because the camera's own last roll of
         the player was misread: dice that read black masks then were picked up and rolled now,
         while other black masks were left lying (the player knows which dice are locked), or
-        every die that read a black mask then was rolled now; and locked dice cannot be rolled.
-        That roll is corrected first (as few of those dice as will do given the faces most
-        often misread as black masks, `MISREAD_AS_BLACK`, the first that the engine takes with
-        every later line still standing; a golden mask in sight may free the others), then the
-        new roll is reported; nothing when no correction does."""
+        every die that read a black mask then was rolled now and a golden mask in sight frees
+        some of them; and locked dice cannot be rolled. That roll is corrected first (those
+        dice, or as few of them as the golden mask leaves, given the faces most often misread
+        as black masks, `MISREAD_AS_BLACK`, the first that the engine takes with every later
+        line still standing), then the unlock and the new roll are reported; nothing when no
+        correction does."""
         player = game.players[player_id]
         need = player.locked - faces.count(BLACK_MASK)
         if not change.rolled or change.left is None or need <= 0:
@@ -399,13 +400,19 @@ class EventMaker:
         if found is None or found[1]["faces"].count(BLACK_MASK) < need:
             return []
         line, earlier = found
-        masks_then = earlier["faces"].count(BLACK_MASK)
         left_lying = (Counter(faces) - Counter(change.moved))[BLACK_MASK]
-        every_mask_rolled = change.left.count(BLACK_MASK) >= masks_then
-        if not every_mask_rolled and (not left_lying or change.left.count(BLACK_MASK) < need):
+        if left_lying and change.left.count(BLACK_MASK) >= need:
+            counts = range(need, need + 1)
+        elif change.left.count(BLACK_MASK) >= earlier["faces"].count(BLACK_MASK):
+            # Every black mask rolled, none left lying: a golden mask may have freed them
+            # unseen (game 10169: blue's, by yellow's) as well as a misreading have made them,
+            # so the roll is put right only where a golden mask in sight frees the rest (game
+            # 10157: three read, two freed by yellow's own), never by a misreading alone.
+            counts = range(1, need)
+        else:
             return []  # nothing says which dice the player held locked
         standing = len(game.accepted)
-        for count in range(1 if every_mask_rolled else need, need + 1):
+        for count in counts:
             rest = list(earlier["faces"])
             for _ in range(count):
                 rest.remove(BLACK_MASK)
