@@ -9,6 +9,9 @@ for a fraction of a full tile's time). Each frame re-detects at most `budget_px`
 area, so that no frame takes long: a big change is worked off over a few frames, the player
 zones and the oldest changes first; what still waits is reported as `stale`, and the scene
 treats it as busy.
+
+A die's own picture is kept too: where it lost its pattern, the die's place counts as changed
+even when the blurred, shrunk picture hardly moved (a black mask lifted off a dark table).
 """
 
 from __future__ import annotations
@@ -148,7 +151,7 @@ class MotionGate:
         self._last_refresh = -np.inf
         self._history: deque[tuple[float, np.ndarray]] = deque()
         self._pictures: dict[tuple[int, ...], np.ndarray] = {}
-        """Each kept box's picture (grey, full size) when it was found."""
+        """Each kept die's picture (grey, full size) when it was found, by its box."""
 
     def _older_than(self, when: float) -> np.ndarray | None:
         """The newest remembered small frame from `when` or before, else the oldest one (older
