@@ -637,6 +637,23 @@ def test_a_chamber_laid_while_one_of_two_payers_rolled_goes_to_the_other() -> No
     assert credited == {"red": "blue", "blue": "red"}
 
 
+def test_a_figure_seen_again_where_it_stood_is_no_work_of_its_player() -> None:
+    # red rolled first, so the chamber is his by the order of rolls; his own arm hid his
+    # figure while he laid the tile, and it is seen again where it stood: nobody moved it
+    table = Table()
+    del table.figures["red"]
+    for player in ("red", "blue"):
+        table.roll(player, CAN_DISCOVER)
+    table.tiles[(0, 1)] = SeenTile("chamber-1", "S", 0.8)
+    table.show(1)  # the arm leaves the start chamber as the tile comes to rest
+    table.figures["red"] = (0, 0)
+    table.show(15)
+    discover = [e for e in table.events if e["type"] == "discover"]
+    assert len(discover) == 1 and all(table.verdicts)
+    assert discover[0]["player"] == "red"
+    assert not [e for e in table.events if e["type"] == "enter"]
+
+
 def test_a_chamber_only_one_player_could_have_found_is_credited_at_once() -> None:
     table = Table()
     table.roll("red", CAN_DISCOVER)

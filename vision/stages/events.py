@@ -777,11 +777,13 @@ class EventMaker:
             k: v for k, v in self.pending.items() if k[:2] not in {("enter", player_id)}
         }
         self.waiting.pop(f"held enter {player_id}", None)
-        self.hands.worked(player_id, change.since)
         player = game.players.get(player_id)
         if player is None or player.escaped:
             return []
         cell = change.value
+        if (None if cell is None else tuple(cell)) != player.cell:
+            # a hand moved him; seen again where he stood (an arm had hidden him), he was not
+            self.hands.worked(player_id, change.since)
         if cell is None:
             exit_here = player.cell is not None and game.temple.at(player.cell)
             if exit_here and exit_here.tile.kind == "exit":
