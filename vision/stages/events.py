@@ -780,19 +780,16 @@ class EventMaker:
         player = game.players.get(player_id)
         if player is None or player.escaped:
             return []
-        cell = change.value
-        if (None if cell is None else tuple(cell)) != player.cell:
-            # a hand moved him; seen again where he stood (an arm had hidden him), he was not
-            self.hands.worked(player_id, change.since)
+        cell = None if change.value is None else tuple(change.value)
+        if cell == player.cell:  # seen again where he stood (an arm had hidden him): not moved
+            return []
+        self.hands.worked(player_id, change.since)  # a hand set him down elsewhere
         if cell is None:
             exit_here = player.cell is not None and game.temple.at(player.cell)
             if exit_here and exit_here.tile.kind == "exit":
                 return self._once(
                     ("escape", player_id), _stamped({"type": "escape", "player": player_id}, change)
                 )
-            return []
-        cell = tuple(cell)
-        if cell == player.cell:
             return []
         event = {"type": "enter", "player": player_id, "cell": list(cell)}
         if game.temple.at(cell) is None or (game.setup.track_dice and not player.rolled):
