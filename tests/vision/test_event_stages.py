@@ -781,6 +781,69 @@ def test_black_masks_put_back_after_a_roll_read_with_a_die_hidden_are_the_roll_t
     assert all(table.verdicts) and table.game.players["red"].locked == 0
 
 
+def _roll_with_a_mask_locked(
+    mask_moved_mm: float, faces: tuple[str, ...] = ("golden_mask", "adventurer", "key", "torch")
+) -> Table:
+    """Red rolls a black mask, then rolls his free dice to `faces`; while his hand is still
+    over the zone the black mask comes to lie `mask_moved_mm` from where it lay. Blue shows a
+    golden mask beside him all along."""
+    table = Table()
+    table.roll("blue", ("golden_mask", "adventurer", "key", "torch", "torch"))
+    table.roll("red", ("black_mask", "adventurer", "key", "torch", "torch"))
+    locked = table.dice["red"][0]
+    table.busy.add("red")
+    table.dice["red"] = (locked, *(SeenDie(None, (i * 20.0, 0.0), 0.5) for i in range(1, 5)))
+    table.show(3)
+    table.busy.discard("red")
+    x, y = locked.xy_mm
+    mask = SeenDie("black_mask", (x, y + mask_moved_mm), 0.9)
+    landed = (SeenDie(f, (20.0 + i * 20.0, 60.0), 0.9) for i, f in enumerate(faces))
+    table.dice["red"] = (mask, *landed)
+    table.show()
+    return table
+
+
+def test_a_locked_mask_put_back_elsewhere_after_a_roll_is_the_roll_then_an_unlock() -> None:
+    # one settle for both (the hand never left the zone): the golden mask rolled freed it
+    table = _roll_with_a_mask_locked(mask_moved_mm=110.0)
+    assert [e["type"] for e in table.events] == ["dice", "dice", "dice", "unlock"]
+    assert sorted(table.events[2]["faces"]) == sorted(
+        ("black_mask", "golden_mask", "adventurer", "key", "torch")
+    )
+    unlock = table.events[3]
+    assert unlock == {**unlock, "player": "red", "count": 1} and "by" not in unlock  # his own
+    assert all(table.verdicts) and table.game.players["red"].locked == 0
+
+
+def test_a_locked_mask_left_lying_or_nudged_through_a_roll_stays_locked() -> None:
+    for moved_mm in (0.0, 8.0):  # where it lay; a few mm off (moved, but not carried)
+        table = _roll_with_a_mask_locked(mask_moved_mm=moved_mm)
+        assert [e["type"] for e in table.events] == ["dice", "dice", "dice"], moved_mm
+        assert all(table.verdicts) and table.game.players["red"].locked == 1
+
+
+def test_a_locked_mask_carried_off_through_a_roll_with_no_golden_mask_of_his_stays_locked() -> None:
+    # blue's golden mask may have freed it before the roll, and it came up black again
+    table = _roll_with_a_mask_locked(
+        mask_moved_mm=110.0, faces=("key", "adventurer", "key", "torch")
+    )
+    assert [e["type"] for e in table.events] == ["dice", "dice", "dice"]
+    assert all(table.verdicts) and table.game.players["red"].locked == 1
+
+
+def test_a_mask_seen_put_back_before_a_roll_is_no_unlock_after_it() -> None:
+    """Red's black mask put back with no golden mask known (the unlock waits), then rolled
+    with his free dice to a black mask again: freed before the roll, locked again by it."""
+    table = Table()
+    table.roll("blue", ("adventurer", "adventurer", "key", "torch", "torch"))
+    table.roll("red", ("black_mask", "adventurer", "key", "torch", "torch"))
+    table.put_elsewhere("red", (0,), "black_mask")
+    assert "red" in table.maker.unlocks_waiting
+    table.roll("red", ("black_mask", "golden_mask", "adventurer", "key", "torch"))
+    assert [e["type"] for e in table.events] == ["dice", "dice", "dice"]
+    assert all(table.verdicts) and table.game.players["red"].locked == 1
+
+
 def test_a_neighbour_with_black_masks_of_his_own_keeps_his_only_golden_mask() -> None:
     """Red's black masks put back beside blue (a golden mask, and a black mask locked) and
     green (a golden mask, nothing locked): green freed them; blue keeps his for himself."""

@@ -354,6 +354,10 @@ class EventMaker:
         after = _masks_put_back(faces, partial, change.moved) if partial is not None else 0
         if after:  # rolled while a die was out of sight, then black masks alone put back
             events += self._unlock_after(game, player_id, events, after, change)
+        elif player_id not in self.unlocks_waiting and (
+            put_back := _locked_masks_put_back(player.locked, faces, change)
+        ):  # masks seen put back before the roll (an unlock waiting) were freed before it
+            events += self._put_back_after(game, player_id, events, put_back, change)
         refused = self._refusal(game, events)
         if refused:
             legal = _legal_reading(faces, change.votes, player.locked)
@@ -443,6 +447,29 @@ class EventMaker:
                 return []
         locked = trial.players[player_id].locked
         return self._unlock_or_wait(trial, player_id, min(count, locked), change) if locked else []
+
+    def _put_back_after(
+        self,
+        game: Game,
+        player_id: str,
+        roll: list[dict[str, Any]],
+        count: int,
+        change: Settled,
+    ) -> list[dict[str, Any]]:
+        """The unlock of `count` locked black masks carried off and put back after the roll,
+        the player's hand never leaving the zone in between (one settle for both): told with
+        the roll when the roll shows a golden mask of the player's own that frees them and the
+        engine takes it; else nothing. The masks may as well have been freed before the roll
+        (by a golden mask in sight then, or a neighbour's) and rolled to black masks again,
+        locked still: the engine then hears of no unlock until they are seen rolled."""
+        trial = game.copy()
+        if not all(trial.apply(event).ok for event in roll):
+            return []
+        locked = trial.players[player_id].locked
+        unlock = self._unlock_only(trial, player_id, min(count, locked), change) if locked else []
+        if not unlock or "by" in unlock[0]:  # freed by a neighbour: before or after, unknown
+            return []
+        return unlock if trial.check(unlock[0]).ok else []
 
     def _rolled(self, game: Game, player_id: str, faces: tuple[str, ...]) -> bool:
         """Tell whether the settled dice are a roll not reported yet: dice that still lie where
@@ -897,6 +924,19 @@ def _masks_put_back(faces: tuple[str, ...], partial: tuple[str, ...], moved: Seq
         return 0  # not the same dice plus some: read differently meanwhile
     rest = Counter(moved) - came
     return rest[BLACK_MASK] if rest and set(rest) == {BLACK_MASK} else 0
+
+
+def _locked_masks_put_back(locked: int, faces: tuple[str, ...], change: Settled) -> int:
+    """Return how many of the player's `locked` black masks lie elsewhere after a roll that
+    still shows them all: they left their places (`Settled.left`) and fewer black masks lie
+    where they lay than are locked, so some were carried off and put back after the roll
+    (an unlock); 0 otherwise. A mask a few mm off its place (nudged, or found a little off
+    beside new neighbours) still lies there."""
+    if not change.rolled or change.left is None or faces.count(BLACK_MASK) < locked:
+        return 0
+    stayed = (Counter(faces) - Counter(change.carried))[BLACK_MASK]
+    carried = Counter(change.carried)[BLACK_MASK]
+    return max(0, min(locked - stayed, change.left.count(BLACK_MASK), carried))
 
 
 def _legal_reading(

@@ -27,6 +27,9 @@ class StabilitySettings:
     """Tiles, gems and figures: hands pass over them, so they must stay put longer."""
     moved_mm: float = 6.0
     """Dice whose positions changed by more than this were rolled (even to the same faces)."""
+    carried_mm: float = 12.0
+    """Dice farther than this from every place a die lay were carried there (`Settled.carried`);
+    a die nudged, or found a few mm off by the localiser beside a new neighbour, is not."""
     sure_conf: float = 0.5
     """A die read less surely than this in a frame casts no vote in it (it shows as "?")."""
     still_mm: float = 3.0
@@ -78,6 +81,9 @@ class Settled:
     guessed: tuple[str, ...] = ()
     """Dice only: the faces taken from the reader's likeliest faces of dice it never read
     surely while they lay still (`StabilitySettings.guess_seconds`)."""
+    carried: tuple[str, ...] = ()
+    """Dice only: the faces of the moved dice that lie farther than `carried_mm` from every
+    place a die lay before (rolled or put down there, not nudged)."""
 
 
 @dataclass
@@ -325,10 +331,12 @@ class Stabiliser:
             return []
         before = self.settled.get(key)
         moved: list[int] = []
+        carried: list[int] = []
         hidden: tuple[np.ndarray, list[str]] = (np.zeros((0, 2)), [])
         if where is not None:
             previous = self._positions.get(str(key[1]))
             moved = moved_dice(previous, where, self.settings.moved_mm)
+            carried = moved_dice(previous, where, self.settings.carried_mm)
             if moved:
                 hidden = self._hidden(str(key[1]), where, moved, faces_here or [])
                 self._positions[str(key[1])] = np.concatenate([where, hidden[0]])
@@ -352,8 +360,18 @@ class Stabiliser:
                 list(faces_here) + hidden[1],
             )
         moved_faces = tuple(sorted(faces_here[i] for i in moved)) if faces_here else ()
+        carried_faces = tuple(sorted(faces_here[i] for i in carried)) if faces_here else ()
         settled = Settled(
-            key, value, run.first_t, run.conf, rolled, moved_faces, votes, left, guessed
+            key,
+            value,
+            run.first_t,
+            run.conf,
+            rolled,
+            moved_faces,
+            votes,
+            left,
+            guessed,
+            carried_faces,
         )
         self.settled[key] = settled
         return [settled]
