@@ -357,7 +357,7 @@ class EventMaker:
         elif player_id not in self.unlocks_waiting and (
             put_back := _locked_masks_put_back(player.locked, faces, change)
         ):  # masks seen put back before the roll (an unlock waiting) were freed before it
-            events += self._put_back_after(game, player_id, events, put_back, change)
+            events += self._unlock_after(game, player_id, events, put_back, change, carried=True)
         refused = self._refusal(game, events)
         if refused:
             legal = _legal_reading(faces, change.votes, player.locked)
@@ -438,35 +438,23 @@ class EventMaker:
         roll: list[dict[str, Any]],
         count: int,
         change: Settled,
+        carried: bool = False,
     ) -> list[dict[str, Any]]:
         """The unlock of `count` black masks put back after the roll (the engine's game after
-        it tells who has a golden mask beside the player); none known yet: it waits."""
-        trial = game.copy()
-        for event in roll:
-            if not trial.apply(event).ok:
-                return []
-        locked = trial.players[player_id].locked
-        return self._unlock_or_wait(trial, player_id, min(count, locked), change) if locked else []
+        it tells who has a golden mask beside the player); none known yet: it waits.
 
-    def _put_back_after(
-        self,
-        game: Game,
-        player_id: str,
-        roll: list[dict[str, Any]],
-        count: int,
-        change: Settled,
-    ) -> list[dict[str, Any]]:
-        """The unlock of `count` locked black masks carried off and put back after the roll,
-        the player's hand never leaving the zone in between (one settle for both): told with
-        the roll when the roll shows a golden mask of the player's own that frees them and the
-        engine takes it; else nothing. The masks may as well have been freed before the roll
-        (by a golden mask in sight then, or a neighbour's) and rolled to black masks again,
-        locked still: the engine then hears of no unlock until they are seen rolled."""
-        trial = game.copy()
-        if not all(trial.apply(event).ok for event in roll):
+        `carried`: the locked masks were carried off and put back while the hand that rolled
+        stayed over the zone (one settle for both). Then the unlock is told only when the roll
+        shows a golden mask of the player's own that frees them and the engine takes it, and
+        never waits: the masks may as well have been freed before the roll (by a golden mask
+        in sight then, or a neighbour's) and rolled to black masks again, locked still."""
+        trial = _after(game, roll)
+        locked = trial.players[player_id].locked if trial is not None else 0
+        if trial is None or not locked:
             return []
-        locked = trial.players[player_id].locked
-        unlock = self._unlock_only(trial, player_id, min(count, locked), change) if locked else []
+        if not carried:
+            return self._unlock_or_wait(trial, player_id, min(count, locked), change)
+        unlock = self._unlock_only(trial, player_id, min(count, locked), change)
         if not unlock or "by" in unlock[0]:  # freed by a neighbour: before or after, unknown
             return []
         return unlock if trial.check(unlock[0]).ok else []
@@ -924,6 +912,12 @@ def _masks_put_back(faces: tuple[str, ...], partial: tuple[str, ...], moved: Seq
         return 0  # not the same dice plus some: read differently meanwhile
     rest = Counter(moved) - came
     return rest[BLACK_MASK] if rest and set(rest) == {BLACK_MASK} else 0
+
+
+def _after(game: Game, events: Sequence[dict[str, Any]]) -> Game | None:
+    """A copy of the game with the events applied in order; None if the engine refuses one."""
+    trial = game.copy()
+    return trial if all(trial.apply(event).ok for event in events) else None
 
 
 def _locked_masks_put_back(locked: int, faces: tuple[str, ...], change: Settled) -> int:
