@@ -272,9 +272,8 @@ class EventMaker:
         held = self.held_rolls.get(str(event.get("player")))
         if held is None:
             return []
-        trial = game.copy()
         roll = held[2]
-        return roll if all(trial.apply(e).ok for e in [*roll, event]) else []
+        return roll if _after(game, [*roll, event]) is not None else []
 
     def _release(self, player_id: str) -> None:
         """Tell the player's held roll: it counts as reported, its taken faces noted."""
@@ -877,8 +876,7 @@ def _step_between(game: Game, event: dict[str, Any]) -> dict[str, Any] | None:
         if side_towards(between, there) is None or game.temple.at(between) is None:
             continue
         step = {"type": "enter", "player": player.player_id, "cell": list(between)}
-        trial = game.copy()
-        if trial.apply(step).ok and trial.apply(event).ok:
+        if _after(game, [step, event]) is not None:
             steps.append(step)
     return steps[0] if len(steps) == 1 else None
 
